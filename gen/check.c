@@ -1,0 +1,901 @@
+/*
+ * The named checks: a table of (name, phase, prerequisites, function).
+ *
+ * Each function reports its own errors with the location of the offending
+ * YAML node and returns 1 when it passed. Checks of the inventory phase also
+ * resolve what the planner needs (device kind, granules, the -1 size, the
+ * ICI x DCN split) into the context. Nothing here builds the assignment or
+ * knows how tables are emitted.
+ */
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static int mg_has(struct mg_mark m)
+{
+    return m.line > 0;
+}
+
+static int mg_axis_lookup(const struct mg_spec *s, const char *name)
+{
+    int i;
+    for (i = 0; i < s->n_axes; i++)
+        if (s->axes[i].name && strcmp(s->axes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* An identifier the C implementation reserves: __x or _X. */
+static int mg_is_reserved(const char *s)
+{
+    return s[0] == '_' && (s[1] == '_' || (s[1] >= 'A' && s[1] <= 'Z'));
+}
+
+/* Checks one name that will become part of C symbols. Returns 1 if good. */
+static int mg_check_c_name(struct mg_ctx *c, const char *what, const char *name,
+                           struct mg_mark at, const char *check)
+{
+    if (!mg_is_c_identifier(name)) {
+        mg_error(c->diags, check, at,
+                 "%s '%s' is not a C identifier (letters, digits and '_', not starting with "
+                 "a digit)", what, name);
+        return 0;
+    }
+    if (mg_is_reserved(name)) {
+        mg_error(c->diags, check, at,
+                 "%s '%s' is reserved in C (it starts with '__' or '_' and a capital)", what,
+                 name);
+        return 0;
+    }
+    return 1;
+}
+
+/* Natural order: digit runs compare as numbers, so n2 < n10. Ties (n01 and
+ * n1) fall back to byte order so the result is total and stable. */
+static int mg_natural_cmp(const char *a, const char *b)
+{
+    const char *pa = a, *pb = b;
+    while (*pa && *pb) {
+        if (*pa >= '0' && *pa <= '9' && *pb >= '0' && *pb <= '9') {
+            const char *ea = pa, *eb = pb;
+            size_t la, lb;
+            while (*pa == '0' && pa[1] >= '0' && pa[1] <= '9')
+                pa++;
+            while (*pb == '0' && pb[1] >= '0' && pb[1] <= '9')
+                pb++;
+            for (ea = pa; *ea >= '0' && *ea <= '9'; ea++)
+                ;
+            for (eb = pb; *eb >= '0' && *eb <= '9'; eb++)
+                ;
+            la = (size_t)(ea - pa);
+            lb = (size_t)(eb - pb);
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            {
+                int r = memcmp(pa, pb, la);
+                if (r)
+                    return r;
+            }
+            pa = ea;
+            pb = eb;
+        } else {
+            if (*pa != *pb)
+                return (unsigned char)*pa < (unsigned char)*pb ? -1 : 1;
+            pa++;
+            pb++;
+        }
+    }
+    if (*pa || *pb)
+        return *pa ? 1 : -1;
+    return strcmp(a, b);
+}
+
+int mg_host_devices(const struct mg_ctx *c, int host)
+{
+    return c->inv->topologies[c->inv->hosts[host].topology].n[c->kind];
+}
+
+/* ---- spec phase ---------------------------------------------------------------- */
+
+static int check_name_identifier(struct mg_ctx *c)
+{
+    const struct mg_spec *s = c->spec;
+    if (!s->name)
+        return 0;
+    if (!mg_check_c_name(c, "mesh name", s->name, s->name_at, "name-identifier"))
+        return 0;
+    if (mg_is_c_keyword(s->name)) {
+        mg_error(c->diags, "name-identifier", s->name_at,
+                 "mesh name '%s' is a C or C++ keyword", s->name);
+        return 0;
+    }
+    if (strlen(s->name) > MG_MAX_NAME) {
+        mg_error(c->diags, "name-identifier", s->name_at,
+                 "mesh name '%s' is %zu characters long; at most %d are allowed", s->name,
+                 strlen(s->name), MG_MAX_NAME);
+        return 0;
+    }
+    return 1;
+}
+
+static int check_axis_count(struct mg_ctx *c)
+{
+    if (c->spec->n_axes >= 1)
+        return 1;
+    mg_error(c->diags, "axis-count", mg_has(c->spec->axes_at) ? c->spec->axes_at : c->spec->mesh_at,
+             "the mesh has no axes; give at least one name in 'axes'");
+    return 0;
+}
+
+static int check_axis_name_identifier(struct mg_ctx *c)
+{
+    int i, ok = 1;
+    for (i = 0; i < c->spec->n_axes; i++)
+        ok &= mg_check_c_name(c, "axis name", c->spec->axes[i].name, c->spec->axes[i].name_at,
+                              "axis-name-identifier");
+    return ok;
+}
+
+static int check_axis_name_keyword(struct mg_ctx *c)
+{
+    int i, ok = 1;
+    for (i = 0; i < c->spec->n_axes; i++) {
+        if (mg_is_c_keyword(c->spec->axes[i].name)) {
+            mg_error(c->diags, "axis-name-keyword", c->spec->axes[i].name_at,
+                     "axis name '%s' is a C or C++ keyword and cannot name a constant",
+                     c->spec->axes[i].name);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+static int check_axis_name_length(struct mg_ctx *c)
+{
+    int i, ok = 1;
+    for (i = 0; i < c->spec->n_axes; i++) {
+        size_t n = strlen(c->spec->axes[i].name);
+        if (n > MG_MAX_NAME) {
+            mg_error(c->diags, "axis-name-length", c->spec->axes[i].name_at,
+                     "axis name '%.40s...' is %zu characters long; at most %d are allowed",
+                     c->spec->axes[i].name, n, MG_MAX_NAME);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+static int check_axis_name_unique(struct mg_ctx *c)
+{
+    int i, j, ok = 1;
+    for (i = 1; i < c->spec->n_axes; i++) {
+        for (j = 0; j < i; j++) {
+            if (strcmp(c->spec->axes[i].name, c->spec->axes[j].name) == 0) {
+                mg_error_rel(c->diags, "axis-name-unique", c->spec->axes[i].name_at,
+                             c->spec->axes[j].name_at, "first defined here",
+                             "axis '%s' appears twice", c->spec->axes[i].name);
+                ok = 0;
+                break;
+            }
+        }
+    }
+    return ok;
+}
+
+static int mg_check_length(struct mg_ctx *c, const char *check, const char *key, int n,
+                           struct mg_mark at)
+{
+    if (n == c->spec->n_axes)
+        return 1;
+    mg_error(c->diags, check, at, "'%s' has %d entries but there are %d axes", key, n,
+             c->spec->n_axes);
+    return 0;
+}
+
+static int check_shape_length(struct mg_ctx *c)
+{
+    return mg_check_length(c, "shape-length", "shape", c->spec->shape_n,
+                           mg_has(c->spec->shape_at) ? c->spec->shape_at : c->spec->mesh_at);
+}
+
+static int check_dcn_length(struct mg_ctx *c)
+{
+    return !c->spec->has_dcn ||
+           mg_check_length(c, "dcn-length", "dcn", c->spec->dcn_n, c->spec->dcn_at);
+}
+
+static int check_types_length(struct mg_ctx *c)
+{
+    return !c->spec->has_types ||
+           mg_check_length(c, "types-length", "types", c->spec->types_n, c->spec->types_at);
+}
+
+static int check_shape_positive(struct mg_ctx *c)
+{
+    int i, ok = 1;
+    for (i = 0; i < c->spec->n_axes; i++) {
+        int64_t v = c->spec->axes[i].size;
+        if (v == -1 || v >= 1)
+            continue;
+        mg_error(c->diags, "shape-positive", c->spec->axes[i].size_at,
+                 "size %lld of axis '%s' is not allowed; sizes are positive, or -1 for "
+                 "'the rest'", (long long)v, c->spec->axes[i].name);
+        ok = 0;
+    }
+    return ok;
+}
+
+static int check_shape_infer(struct mg_ctx *c)
+{
+    int i, first = -1, ok = 1;
+    for (i = 0; i < c->spec->n_axes; i++) {
+        if (c->spec->axes[i].size != -1)
+            continue;
+        if (first < 0) {
+            first = i;
+            continue;
+        }
+        mg_error_rel(c->diags, "shape-infer", c->spec->axes[i].size_at,
+                     c->spec->axes[first].size_at, "the first -1 is here",
+                     "more than one -1 in 'shape': only one axis size can be inferred "
+                     "(axis '%s' and axis '%s')",
+                     c->spec->axes[first].name, c->spec->axes[i].name);
+        ok = 0;
+    }
+    return ok;
+}
+
+static int check_dcn_positive(struct mg_ctx *c)
+{
+    int i, ok = 1;
+    if (!c->spec->has_dcn)
+        return 1;
+    for (i = 0; i < c->spec->n_axes; i++) {
+        if (c->spec->axes[i].dcn >= 1)
+            continue;
+        mg_error(c->diags, "dcn-positive", c->spec->axes[i].dcn_at,
+                 "dcn %lld of axis '%s' must be at least 1", (long long)c->spec->axes[i].dcn,
+                 c->spec->axes[i].name);
+        ok = 0;
+    }
+    return ok;
+}
+
+static int check_mpmd_axis(struct mg_ctx *c)
+{
+    c->mpmd_axis = -1;
+    if (!c->spec->mpmd)
+        return 1;
+    c->mpmd_axis = mg_axis_lookup(c->spec, c->spec->mpmd);
+    if (c->mpmd_axis >= 0)
+        return 1;
+    mg_error(c->diags, "mpmd-axis", c->spec->mpmd_at, "'mpmd' names axis '%s', which is not in 'axes'",
+             c->spec->mpmd);
+    return 0;
+}
+
+static int check_devices_positive(struct mg_ctx *c)
+{
+    if (!c->spec->has_devices || c->spec->devices >= 1)
+        return 1;
+    mg_error(c->diags, "devices-positive", c->spec->devices_at,
+             "'devices' is %lld; it must be at least 1", (long long)c->spec->devices);
+    return 0;
+}
+
+static int check_sharding_name(struct mg_ctx *c)
+{
+    int i, j, ok = 1;
+    for (i = 0; i < c->spec->n_shardings; i++) {
+        const struct mg_spec_sharding *sh = &c->spec->shardings[i];
+        if (!mg_check_c_name(c, "sharding name", sh->name, sh->at, "sharding-name")) {
+            ok = 0;
+            continue;
+        }
+        if (strlen(sh->name) > MG_MAX_NAME) {
+            mg_error(c->diags, "sharding-name", sh->at,
+                     "sharding name '%.40s...' is longer than %d characters", sh->name,
+                     MG_MAX_NAME);
+            ok = 0;
+        }
+        for (j = 0; j < i; j++)
+            if (strcmp(sh->name, c->spec->shardings[j].name) == 0) {
+                mg_error(c->diags, "sharding-name", sh->at, "sharding '%s' appears twice",
+                         sh->name);
+                ok = 0;
+            }
+    }
+    return ok;
+}
+
+static int check_sharding_axis(struct mg_ctx *c)
+{
+    int i, d, k, ok = 1;
+    for (i = 0; i < c->spec->n_shardings; i++) {
+        const struct mg_spec_sharding *sh = &c->spec->shardings[i];
+        for (d = 0; d < sh->n_dims; d++)
+            for (k = 0; k < sh->dims[d].n_axes; k++)
+                if (mg_axis_lookup(c->spec, sh->dims[d].axes[k]) < 0) {
+                    mg_error(c->diags, "sharding-axis", sh->dims[d].axes_at[k],
+                             "sharding '%s' uses axis '%s', which is not in 'axes'", sh->name,
+                             sh->dims[d].axes[k]);
+                    ok = 0;
+                }
+    }
+    return ok;
+}
+
+/* Reports axis k of dimension d if an earlier place in the spec used it. */
+static int mg_sharding_axis_seen(struct mg_ctx *c, const struct mg_spec_sharding *sh, int d, int k)
+{
+    int d2, k2;
+    for (d2 = 0; d2 <= d; d2++)
+        for (k2 = 0; k2 < (d2 == d ? k : sh->dims[d2].n_axes); k2++)
+            if (strcmp(sh->dims[d].axes[k], sh->dims[d2].axes[k2]) == 0) {
+                mg_error_rel(c->diags, "sharding-axis-unique", sh->dims[d].axes_at[k],
+                             sh->dims[d2].axes_at[k2], "first used here",
+                             "sharding '%s' uses axis '%s' twice; an axis may shard one "
+                             "dimension once",
+                             sh->name, sh->dims[d].axes[k]);
+                return 1;
+            }
+    return 0;
+}
+
+static int check_sharding_axis_unique(struct mg_ctx *c)
+{
+    int i, d, k, ok = 1;
+    for (i = 0; i < c->spec->n_shardings; i++) {
+        const struct mg_spec_sharding *sh = &c->spec->shardings[i];
+        for (d = 0; d < sh->n_dims; d++)
+            for (k = 0; k < sh->dims[d].n_axes; k++)
+                if (mg_sharding_axis_seen(c, sh, d, k))
+                    ok = 0;
+    }
+    return ok;
+}
+
+static int check_sharding_mpmd(struct mg_ctx *c)
+{
+    int i, d, k, ok = 1;
+    if (c->mpmd_axis < 0)
+        return 1;
+    for (i = 0; i < c->spec->n_shardings; i++) {
+        const struct mg_spec_sharding *sh = &c->spec->shardings[i];
+        for (d = 0; d < sh->n_dims; d++)
+            for (k = 0; k < sh->dims[d].n_axes; k++)
+                if (strcmp(sh->dims[d].axes[k], c->spec->mpmd) == 0) {
+                    mg_error(c->diags, "sharding-mpmd", sh->dims[d].axes_at[k],
+                             "sharding '%s' uses '%s', the MPMD axis; stages run different "
+                             "programs, so an array cannot be split across them",
+                             sh->name, c->spec->mpmd);
+                    ok = 0;
+                }
+    }
+    return ok;
+}
+
+static int check_sharding_rank(struct mg_ctx *c)
+{
+    int i, ok = 1;
+    for (i = 0; i < c->spec->n_shardings; i++) {
+        const struct mg_spec_sharding *sh = &c->spec->shardings[i];
+        if (sh->has_shape && sh->n_dims > sh->shape_n) {
+            mg_error(c->diags, "sharding-rank", sh->shape_list_at,
+                     "sharding '%s' has a spec of %d dimensions but its shape has only %d",
+                     sh->name, sh->n_dims, sh->shape_n);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+static int check_sharding_shape_positive(struct mg_ctx *c)
+{
+    int i, d, ok = 1;
+    for (i = 0; i < c->spec->n_shardings; i++) {
+        const struct mg_spec_sharding *sh = &c->spec->shardings[i];
+        for (d = 0; sh->has_shape && d < sh->shape_n; d++)
+            if (sh->shape[d] < 1) {
+                mg_error(c->diags, "sharding-shape-positive", sh->shape_at[d],
+                         "dimension %d of sharding '%s' has size %lld; sizes are positive", d,
+                         sh->name, (long long)sh->shape[d]);
+                ok = 0;
+            }
+    }
+    return ok;
+}
+
+/* ---- inventory phase ------------------------------------------------------------- */
+
+static int check_device_kind_available(struct mg_ctx *c)
+{
+    const struct mg_inventory *inv = c->inv;
+    int64_t n[MG_N_KINDS] = {0};
+    int h, k;
+
+    for (h = 0; h < inv->n_hosts; h++)
+        for (k = 0; k < MG_N_KINDS; k++)
+            n[k] += inv->topologies[inv->hosts[h].topology].n[k];
+    c->kind = c->spec->device_kind;
+    if (c->kind == MG_KIND_DEFAULT)
+        c->kind = n[MG_KIND_GPU] > 0 ? MG_KIND_GPU : MG_KIND_CORE;
+    c->total_devices = n[c->kind];
+    if (c->total_devices > MG_MAX_DEVICES) {
+        mg_error(c->diags, "device-kind-available",
+                 mg_has(c->spec->device_kind_at) ? c->spec->device_kind_at : c->spec->mesh_at,
+                 "the inventory has %lld %s devices; meshgen handles at most %d",
+                 (long long)c->total_devices, mg_kind_name(c->kind), MG_MAX_DEVICES);
+        return 0;
+    }
+    if (c->total_devices > 0)
+        return 1;
+    mg_error(c->diags, "device-kind-available",
+             mg_has(c->spec->device_kind_at) ? c->spec->device_kind_at : c->spec->mesh_at,
+             "the inventory '%s' has no %s devices (it has %lld gpu, %lld core, %lld numa, "
+             "%lld package, %lld pu)",
+             inv->source, mg_kind_name(c->kind), (long long)n[0], (long long)n[1],
+             (long long)n[2], (long long)n[3], (long long)n[4]);
+    return 0;
+}
+
+static int check_devices_available(struct mg_ctx *c)
+{
+    c->used_devices = c->total_devices;
+    if (!c->spec->has_devices)
+        return 1;
+    if (c->spec->devices > c->total_devices) {
+        mg_error(c->diags, "devices-available", c->spec->devices_at,
+                 "'devices' asks for %lld %s devices but the inventory has %lld",
+                 (long long)c->spec->devices, mg_kind_name(c->kind),
+                 (long long)c->total_devices);
+        return 0;
+    }
+    c->used_devices = c->spec->devices;
+    return 1;
+}
+
+struct mg_gsort {
+    const char *key;
+    int first_host;
+};
+
+static int mg_gsort_cmp(const void *a, const void *b)
+{
+    const struct mg_gsort *x = a, *y = b;
+    int r = mg_natural_cmp(x->key, y->key);
+    return r ? r : (x->first_host > y->first_host) - (x->first_host < y->first_host);
+}
+
+static const char *mg_granule_key(const struct mg_ctx *c, int h)
+{
+    const struct mg_host *host = &c->inv->hosts[h];
+    if (c->spec->granule == MG_GRANULE_SLICE && host->slice)
+        return host->slice;
+    return host->name;
+}
+
+/* Groups hosts into granules (by key, in first-appearance order, then
+ * sorted unless the spec says not to) and requires every granule to hold
+ * the same number of devices. */
+static int check_granules_homogeneous(struct mg_ctx *c)
+{
+    const struct mg_inventory *inv = c->inv;
+    struct mg_gsort *gs = mg_alloc_array(c->arena, (size_t)inv->n_hosts, sizeof *gs);
+    int *first_granule_of = mg_alloc_array(c->arena, (size_t)inv->n_hosts, sizeof(int));
+    int n = 0, h, g, k;
+
+    c->host_granule = mg_alloc_array(c->arena, (size_t)inv->n_hosts, sizeof(int));
+    /* Distinct keys, first appearance order. Hosts are few (<= MG_MAX_HOSTS)
+     * but quadratic search would still be slow for 10^5 hosts, so hosts
+     * sharing a key are expected to be adjacent; a key seen before but not
+     * adjacent is found by a linear scan only then. */
+    for (h = 0; h < inv->n_hosts; h++) {
+        const char *key = mg_granule_key(c, h);
+        int found = -1;
+        if (n > 0 && strcmp(gs[n - 1].key, key) == 0)
+            found = n - 1;
+        else
+            for (g = 0; g < n; g++)
+                if (strcmp(gs[g].key, key) == 0) {
+                    found = g;
+                    break;
+                }
+        if (found < 0) {
+            gs[n].key = key;
+            gs[n].first_host = h;
+            found = n++;
+        }
+        first_granule_of[h] = found;
+    }
+    if (c->spec->sort_granules)
+        qsort(gs, (size_t)n, sizeof *gs, mg_gsort_cmp);
+
+    c->n_granules_all = n;
+    c->granules_all = mg_alloc_array(c->arena, (size_t)n, sizeof *c->granules_all);
+    c->granule_order_hosts = mg_alloc_array(c->arena, (size_t)inv->n_hosts, sizeof(int));
+    k = 0;
+    for (g = 0; g < n; g++) {
+        /* After sorting, map each host to its granule's new position. */
+        int old = first_granule_of[gs[g].first_host];
+        c->granules_all[g].key = gs[g].key;
+        for (h = 0; h < inv->n_hosts; h++) {
+            if (first_granule_of[h] != old)
+                continue;
+            c->host_granule[h] = g;
+            c->granule_order_hosts[k++] = h;
+            c->granules_all[g].n_hosts++;
+            c->granules_all[g].n_devices += mg_host_devices(c, h);
+        }
+    }
+    for (g = 1; g < n; g++) {
+        if (c->granules_all[g].n_devices != c->granules_all[0].n_devices) {
+            int host = gs[g].first_host;
+            mg_error_rel(c->diags, "granules-homogeneous", inv->hosts[host].at,
+                         inv->hosts[gs[0].first_host].at, "the first granule is here",
+                         "granule '%s' has %d %s devices but granule '%s' has %d; every "
+                         "granule of a hybrid mesh must hold the same number",
+                         c->granules_all[g].key, c->granules_all[g].n_devices,
+                         mg_kind_name(c->kind), c->granules_all[0].key,
+                         c->granules_all[0].n_devices);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* `devices: N` takes whole granules, or part of the first one. */
+static int check_devices_granules(struct mg_ctx *c)
+{
+    int64_t per = c->granules_all[0].n_devices;
+    if (per <= 0)
+        return 0;
+    if (c->used_devices % per == 0) {
+        c->n_granules = (int)(c->used_devices / per);
+        c->per_granule = per;
+        return 1;
+    }
+    if (c->used_devices < per) {
+        c->n_granules = 1;
+        c->per_granule = c->used_devices;
+        return 1;
+    }
+    mg_error(c->diags, "devices-granules", c->spec->devices_at,
+             "'devices: %lld' is neither a whole number of granules (%lld devices each) nor "
+             "part of one granule", (long long)c->used_devices, (long long)per);
+    return 0;
+}
+
+static int check_shape_divides(struct mg_ctx *c)
+{
+    const struct mg_spec *s = c->spec;
+    int64_t prod = 1;
+    int i, infer = -1;
+
+    for (i = 0; i < s->n_axes; i++) {
+        if (s->axes[i].size == -1) {
+            infer = i;
+            continue;
+        }
+        if (!mg_mul64(prod, s->axes[i].size, &prod) || prod > MG_MAX_DEVICES) {
+            /* Larger than any inventory: shape-devices says so. */
+            prod = INT64_MAX;
+            break;
+        }
+    }
+    for (i = 0; i < s->n_axes; i++)
+        c->size[i] = s->axes[i].size;
+    if (infer < 0)
+        return 1;
+    if (prod == INT64_MAX || c->used_devices % prod != 0) {
+        if (prod == INT64_MAX)
+            mg_error(c->diags, "shape-divides", s->axes[infer].size_at,
+                     "cannot infer the size of axis '%s': the other axes alone need more than "
+                     "%d devices", s->axes[infer].name, MG_MAX_DEVICES);
+        else
+            mg_error(c->diags, "shape-divides", s->axes[infer].size_at,
+                     "cannot infer the size of axis '%s': %lld devices are not divisible by "
+                     "%lld, the product of the other axes",
+                     s->axes[infer].name, (long long)c->used_devices, (long long)prod);
+        return 0;
+    }
+    c->size[infer] = c->used_devices / prod;
+    return 1;
+}
+
+static void mg_describe_shape(struct mg_buf *b, const struct mg_ctx *c, const int64_t *v)
+{
+    int i;
+    mg_buf_puts(b, "(");
+    for (i = 0; i < c->spec->n_axes; i++)
+        mg_buf_printf(b, "%s%s=%lld", i ? ", " : "", c->spec->axes[i].name, (long long)v[i]);
+    mg_buf_puts(b, ")");
+}
+
+static int check_shape_devices(struct mg_ctx *c)
+{
+    int64_t prod = 1;
+    int i, overflow = 0;
+    struct mg_buf b;
+
+    for (i = 0; i < c->spec->n_axes; i++)
+        if (!mg_mul64(prod, c->size[i], &prod)) {
+            overflow = 1;
+            break;
+        }
+    if (!overflow && prod == c->used_devices)
+        return 1;
+    mg_buf_init(&b);
+    mg_describe_shape(&b, c, c->size);
+    if (overflow)
+        mg_error(c->diags, "shape-devices", c->spec->shape_at,
+                 "the product of shape %s overflows 64 bits; the mesh has %lld devices", b.data,
+                 (long long)c->used_devices);
+    else
+        mg_error(c->diags, "shape-devices", c->spec->shape_at,
+                 "shape %s needs %lld devices but the mesh has %lld %s devices%s", b.data,
+                 (long long)prod, (long long)c->used_devices, mg_kind_name(c->kind),
+                 c->spec->has_devices ? " ('devices')" : " (the whole inventory)");
+    mg_buf_free(&b);
+    return 0;
+}
+
+static const char *mg_granule_word(const struct mg_ctx *c)
+{
+    return c->spec->granule == MG_GRANULE_SLICE ? "granules are slices" : "granules are hosts";
+}
+
+static int check_dcn_granules(struct mg_ctx *c)
+{
+    int64_t prod = 1;
+    int i, overflow = 0;
+    if (!c->spec->has_dcn)
+        return 1;
+    for (i = 0; i < c->spec->n_axes; i++)
+        if (!mg_mul64(prod, c->spec->axes[i].dcn, &prod))
+            overflow = 1;
+    if (!overflow && prod == c->n_granules)
+        return 1;
+    if (overflow)
+        mg_error(c->diags, "dcn-granules", c->spec->dcn_at,
+                 "the product of 'dcn' overflows 64 bits; the mesh spans %d granules (%s)",
+                 c->n_granules, mg_granule_word(c));
+    else
+        mg_error(c->diags, "dcn-granules", c->spec->dcn_at,
+                 "the product of 'dcn' is %lld but the mesh spans %d granule%s (%s): %s by a "
+                 "factor of %lld",
+                 (long long)prod, c->n_granules, c->n_granules == 1 ? "" : "s",
+                 mg_granule_word(c), prod > c->n_granules ? "too many" : "too few",
+                 prod > c->n_granules ? (long long)(prod / c->n_granules)
+                                      : (long long)(c->n_granules / (prod ? prod : 1)));
+    return 0;
+}
+
+static int check_dcn_divides(struct mg_ctx *c)
+{
+    int i, ok = 1;
+    if (!c->spec->has_dcn)
+        return 1;
+    for (i = 0; i < c->spec->n_axes; i++) {
+        c->dcn[i] = c->spec->axes[i].dcn;
+        if (c->size[i] % c->dcn[i] != 0) {
+            mg_error(c->diags, "dcn-divides", c->spec->axes[i].dcn_at,
+                     "axis '%s' has size %lld, which dcn %lld does not divide",
+                     c->spec->axes[i].name, (long long)c->size[i], (long long)c->dcn[i]);
+            ok = 0;
+            continue;
+        }
+        c->ici[i] = c->size[i] / c->dcn[i];
+    }
+    return ok;
+}
+
+static int check_ici_devices(struct mg_ctx *c)
+{
+    int64_t prod = 1;
+    int i;
+    struct mg_buf b;
+    if (!c->spec->has_dcn)
+        return 1;
+    for (i = 0; i < c->spec->n_axes; i++)
+        mg_mul64(prod, c->ici[i], &prod);
+    if (prod == c->per_granule)
+        return 1;
+    mg_buf_init(&b);
+    mg_describe_shape(&b, c, c->ici);
+    mg_error(c->diags, "ici-devices", c->spec->dcn_at,
+             "the ICI part shape / dcn = %s needs %lld devices per granule but each granule "
+             "has %lld",
+             b.data, (long long)prod, (long long)c->per_granule);
+    mg_buf_free(&b);
+    return 0;
+}
+
+/* eformer's calculate_host_mesh_shape: walk the axes outermost first and
+ * give each the largest share of the granules it can take. */
+static int check_dcn_infer(struct mg_ctx *c)
+{
+    int64_t g = c->n_granules, prod = 1;
+    int i;
+    struct mg_buf b;
+
+    if (c->spec->has_dcn)
+        return 1;
+    for (i = 0; i < c->spec->n_axes; i++) {
+        int64_t host = c->size[i];
+        if (g > 1) {
+            if (c->size[i] >= g) {
+                host = c->size[i] / g;
+                g = 1;
+            } else {
+                g /= c->size[i];
+                host = 1;
+            }
+        }
+        c->ici[i] = host;
+        c->dcn[i] = c->size[i] / host;
+        if (c->ici[i] * c->dcn[i] != c->size[i])
+            prod = -1;
+        else if (prod >= 0)
+            mg_mul64(prod, host, &prod);
+    }
+    if (prod == c->per_granule) {
+        int64_t dprod = 1;
+        for (i = 0; i < c->spec->n_axes; i++)
+            dprod *= c->dcn[i];
+        if (dprod == c->n_granules)
+            return 1;
+    }
+    mg_buf_init(&b);
+    mg_describe_shape(&b, c, c->ici);
+    mg_error(c->diags, "dcn-infer", c->spec->shape_at,
+             "cannot split the shape over %d granules of %lld devices: the inferred per-granule "
+             "shape %s holds %lld devices; give 'dcn' explicitly",
+             c->n_granules, (long long)c->per_granule, b.data, (long long)prod);
+    mg_buf_free(&b);
+    return 0;
+}
+
+static int check_sharding_divides(struct mg_ctx *c)
+{
+    int i, d, k, ok = 1;
+    for (i = 0; i < c->spec->n_shardings; i++) {
+        const struct mg_spec_sharding *sh = &c->spec->shardings[i];
+        if (!sh->has_shape)
+            continue;
+        for (d = 0; d < sh->n_dims && d < sh->shape_n; d++) {
+            int64_t shards = 1;
+            for (k = 0; k < sh->dims[d].n_axes; k++)
+                shards *= c->size[mg_axis_lookup(c->spec, sh->dims[d].axes[k])];
+            if (sh->shape[d] % shards != 0) {
+                mg_error(c->diags, "sharding-divides", sh->shape_at[d],
+                         "sharding '%s': dimension %d of size %lld is not divisible by its "
+                         "%lld shards", sh->name, d, (long long)sh->shape[d], (long long)shards);
+                ok = 0;
+            }
+        }
+    }
+    return ok;
+}
+
+/* ---- plan phase ---------------------------------------------------------------------- */
+
+static int check_mpmd_process(struct mg_ctx *c)
+{
+    const struct mg_plan *p = c->plan;
+    int i, j, ok = 1;
+    if (p->mpmd_axis < 0)
+        return 1;
+    for (i = 0; i < p->n_processes; i++) {
+        const struct mg_plan_process *pr = &p->processes[i];
+        int first_stage = -1, first_dev = -1;
+        for (j = 0; j < pr->count; j++) {
+            int dev = p->process_devices[pr->first + j];
+            int flat = p->device_index[dev], a, stage;
+            for (a = p->n_axes - 1; a > p->mpmd_axis; a--)
+                flat /= (int)p->size[a];
+            stage = flat % (int)p->size[p->mpmd_axis];
+            if (first_stage < 0) {
+                first_stage = stage;
+                first_dev = dev;
+            } else if (stage != first_stage) {
+                mg_error(c->diags, "mpmd-process", c->spec->mpmd_at,
+                         "process %d on host '%s' holds devices in two MPMD stages: device %d "
+                         "in stage %d and device %d in stage %d; each process must run one "
+                         "stage (make '%s' an outer, DCN axis, or use 'processes: device')",
+                         i, c->inv->hosts[pr->host].name, first_dev, first_stage, dev, stage,
+                         c->spec->mpmd);
+                ok = 0;
+                break;
+            }
+        }
+    }
+    return ok;
+}
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+struct mg_check {
+    const char *name;
+    enum mg_phase phase;
+    int (*fn)(struct mg_ctx *);
+    const char *prereq[4];
+};
+
+static const struct mg_check mg_checks[] = {
+    {"name-identifier", MG_PHASE_SPEC, check_name_identifier, {0}},
+    {"axis-count", MG_PHASE_SPEC, check_axis_count, {0}},
+    {"axis-name-identifier", MG_PHASE_SPEC, check_axis_name_identifier, {0}},
+    {"axis-name-keyword", MG_PHASE_SPEC, check_axis_name_keyword, {"axis-name-identifier"}},
+    {"axis-name-length", MG_PHASE_SPEC, check_axis_name_length, {"axis-name-identifier"}},
+    {"axis-name-unique", MG_PHASE_SPEC, check_axis_name_unique, {0}},
+    {"shape-length", MG_PHASE_SPEC, check_shape_length, {"axis-count"}},
+    {"dcn-length", MG_PHASE_SPEC, check_dcn_length, {"axis-count"}},
+    {"types-length", MG_PHASE_SPEC, check_types_length, {"axis-count"}},
+    {"shape-positive", MG_PHASE_SPEC, check_shape_positive, {"shape-length"}},
+    {"shape-infer", MG_PHASE_SPEC, check_shape_infer, {"shape-length"}},
+    {"dcn-positive", MG_PHASE_SPEC, check_dcn_positive, {"dcn-length"}},
+    {"mpmd-axis", MG_PHASE_SPEC, check_mpmd_axis, {0}},
+    {"devices-positive", MG_PHASE_SPEC, check_devices_positive, {0}},
+    {"sharding-name", MG_PHASE_SPEC, check_sharding_name, {0}},
+    {"sharding-axis", MG_PHASE_SPEC, check_sharding_axis, {0}},
+    {"sharding-axis-unique", MG_PHASE_SPEC, check_sharding_axis_unique, {0}},
+    {"sharding-mpmd", MG_PHASE_SPEC, check_sharding_mpmd, {"mpmd-axis"}},
+    {"sharding-rank", MG_PHASE_SPEC, check_sharding_rank, {0}},
+    {"sharding-shape-positive", MG_PHASE_SPEC, check_sharding_shape_positive, {0}},
+
+    {"device-kind-available", MG_PHASE_INVENTORY, check_device_kind_available, {0}},
+    {"devices-available", MG_PHASE_INVENTORY, check_devices_available,
+     {"device-kind-available", "devices-positive"}},
+    {"granules-homogeneous", MG_PHASE_INVENTORY, check_granules_homogeneous,
+     {"device-kind-available"}},
+    {"devices-granules", MG_PHASE_INVENTORY, check_devices_granules,
+     {"devices-available", "granules-homogeneous"}},
+    {"shape-divides", MG_PHASE_INVENTORY, check_shape_divides,
+     {"shape-positive", "shape-infer", "devices-granules"}},
+    {"shape-devices", MG_PHASE_INVENTORY, check_shape_devices, {"shape-divides"}},
+    {"dcn-granules", MG_PHASE_INVENTORY, check_dcn_granules,
+     {"shape-divides", "dcn-positive"}},
+    {"dcn-divides", MG_PHASE_INVENTORY, check_dcn_divides, {"shape-divides", "dcn-positive"}},
+    {"ici-devices", MG_PHASE_INVENTORY, check_ici_devices, {"dcn-divides", "dcn-granules"}},
+    {"dcn-infer", MG_PHASE_INVENTORY, check_dcn_infer, {"shape-devices"}},
+    {"sharding-divides", MG_PHASE_INVENTORY, check_sharding_divides,
+     {"shape-divides", "sharding-axis", "sharding-shape-positive"}},
+
+    {"mpmd-process", MG_PHASE_PLAN, check_mpmd_process, {"mpmd-axis"}},
+};
+
+#define MG_N_CHECKS ((int)(sizeof mg_checks / sizeof mg_checks[0]))
+
+static int mg_check_find(const char *name)
+{
+    int i;
+    for (i = 0; i < MG_N_CHECKS; i++)
+        if (strcmp(mg_checks[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int mg_checks_run(struct mg_ctx *c, enum mg_phase phase)
+{
+    int before = c->diags->n_errors, i, k;
+
+    if (!c->passed)
+        c->passed = mg_alloc(c->arena, MG_N_CHECKS);
+    for (i = 0; i < MG_N_CHECKS; i++) {
+        const struct mg_check *chk = &mg_checks[i];
+        int ready = 1;
+        if (chk->phase != phase)
+            continue;
+        for (k = 0; k < 4 && chk->prereq[k]; k++) {
+            int p = mg_check_find(chk->prereq[k]);
+            if (p < 0 || !c->passed[p])
+                ready = 0;
+        }
+        c->passed[i] = (unsigned char)(ready && chk->fn(c));
+    }
+    return c->diags->n_errors - before;
+}

@@ -1,0 +1,428 @@
+/*
+ * The driver: every command is load spec -> load inventory -> check and
+ * plan -> output, over one arena. It decides where the inventory comes from
+ * (--inventory, the spec's `inventory:` key relative to the spec, or this
+ * machine), maps diagnostics to exit codes, and writes output files
+ * atomically. It parses no options (main.c does) and formats no tables
+ * (the emitters do).
+ */
+#include "driver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void mg_opts_init(struct mg_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->format = MG_FORMAT_TEXT;
+    o->color = MG_COLOR_AUTO;
+    o->out = stdout;
+    o->err = stderr;
+}
+
+/* One run's state. */
+struct mg_run {
+    struct mg_arena arena;
+    struct mg_diags diags;
+    const struct mg_opts *opts;
+    struct mg_spec *spec;
+    const char *inv_source;
+    struct mg_inventory *inv;
+    struct mg_plan *plan;
+    int io_error; /* the spec itself could not be read */
+};
+
+static int mg_is_absolute(const char *p)
+{
+    return p[0] == '/';
+}
+
+static int mg_is_special_source(const char *s)
+{
+    return strcmp(s, "live") == 0 || strncmp(s, "synthetic:", 10) == 0;
+}
+
+static const char *mg_basename(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* Where the inventory comes from, and where to blame it. */
+static const char *mg_inventory_source(struct mg_run *r, struct mg_mark *at)
+{
+    const struct mg_spec *s = r->spec;
+    at->file = NULL;
+    at->line = 0;
+    at->col = 0;
+    if (r->opts->inventory) {
+        at->file = "--inventory";
+        return r->opts->inventory;
+    }
+    if (s && s->inventory) {
+        *at = s->inventory_at;
+        if (mg_is_special_source(s->inventory) || mg_is_absolute(s->inventory) ||
+            strcmp(s->dir, ".") == 0)
+            return s->inventory;
+        return mg_printf(&r->arena, "%s/%s", s->dir, s->inventory);
+    }
+    at->file = "(this machine)";
+    return "live";
+}
+
+/* Loads and plans. Returns 1 when a plan was built. */
+static int mg_load(struct mg_run *r, const struct mg_opts *o, const char *file)
+{
+    struct mg_mark at = {0, 0, 0};
+    int parse_errors;
+
+    memset(r, 0, sizeof *r);
+    mg_arena_init(&r->arena);
+    mg_diags_init(&r->diags, &r->arena);
+    r->opts = o;
+
+    if (o->mesh) {
+        r->spec = mg_spec_from_string(&r->arena, &r->diags, o->mesh, o->axes,
+                                      o->name ? o->name : "mesh");
+    } else {
+        size_t len = 0;
+        char *buf;
+        struct mg_node *root;
+        at.file = file;
+        buf = mg_read_file(&r->arena, &r->diags, file, at, &len);
+        if (!buf) {
+            r->io_error = 1;
+            return 0;
+        }
+        root = mg_yaml_parse(&r->arena, &r->diags, file, buf, len);
+        if (root)
+            r->spec = mg_spec_from_node(&r->arena, &r->diags, file, root);
+    }
+    if (!r->spec)
+        return 0;
+    if (o->name && !o->mesh)
+        r->spec->name = o->name;
+    /* A spec whose structure is broken is not checked further: its fields
+     * are not all there, and the errors so far say what to fix. */
+    parse_errors = r->diags.n_errors;
+
+    r->inv_source = mg_inventory_source(r, &at);
+    r->inv = mg_inventory_load(&r->arena, &r->diags, r->inv_source, at);
+    if (parse_errors)
+        return 0;
+    r->plan = mg_plan_build(&r->arena, &r->diags, r->spec, r->inv);
+    return r->plan != NULL;
+}
+
+static int mg_finish(struct mg_run *r, int ok)
+{
+    int code;
+    /* JSON always prints its array, empty or not, so tools can parse it. */
+    if (r->diags.n || r->opts->format == MG_FORMAT_JSON)
+        mg_diags_print(&r->diags, r->opts->err, r->opts->format);
+    code = r->io_error ? MG_EXIT_USAGE : ok && r->diags.n_errors == 0 ? MG_EXIT_OK : MG_EXIT_INPUT;
+    mg_arena_free(&r->arena);
+    return code;
+}
+
+int mg_cmd_validate(const struct mg_opts *o, int n_files, char *const *files)
+{
+    int i, worst = MG_EXIT_OK;
+    for (i = 0; i < (o->mesh ? 1 : n_files); i++) {
+        struct mg_run r;
+        int ok = mg_load(&r, o, o->mesh ? NULL : files[i]);
+        int code = mg_finish(&r, ok);
+        if (code > worst)
+            worst = code;
+    }
+    return worst;
+}
+
+int mg_cmd_resolve(const struct mg_opts *o, const char *file)
+{
+    struct mg_run r;
+    int ok = mg_load(&r, o, file);
+    if (ok) {
+        struct mg_buf b;
+        mg_buf_init(&b);
+        mg_emit_json(&b, r.plan, r.inv);
+        fwrite(b.data, 1, b.len, o->out);
+        mg_buf_free(&b);
+    }
+    return mg_finish(&r, ok);
+}
+
+/* ---- generate ------------------------------------------------------------------ */
+
+int mg_write_atomic(const char *path, const char *data, size_t len)
+{
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 16);
+    mode_t mask;
+    int fd, saved;
+    size_t done = 0;
+
+    if (!tmp)
+        return -1;
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
+    fd = mkstemp(tmp);
+    if (fd < 0)
+        goto fail_free;
+    while (done < len) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            goto fail_close;
+        }
+        done += (size_t)n;
+    }
+    /* mkstemp makes 0600; give the file the mode a plain create would. */
+    mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0)
+        goto fail_close;
+    if (close(fd) != 0) {
+        fd = -1;
+        goto fail_close;
+    }
+    if (rename(tmp, path) != 0) {
+        fd = -1;
+        goto fail_close;
+    }
+    free(tmp);
+    return 0;
+
+fail_close:
+    saved = errno;
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    errno = saved;
+fail_free:
+    saved = errno;
+    free(tmp);
+    errno = saved;
+    return -1;
+}
+
+/* A path in a Make rule: spaces, '#' and '$' escaped. */
+static void mg_buf_make_path(struct mg_buf *b, const char *p)
+{
+    for (; *p; p++) {
+        if (*p == ' ' || *p == '#' || *p == '\\')
+            mg_buf_put(b, "\\", 1);
+        if (*p == '$')
+            mg_buf_put(b, "$", 1);
+        mg_buf_put(b, p, 1);
+    }
+}
+
+/* The banner's inputs: names as given, never absolute paths. */
+static const char *mg_inputs_text(struct mg_run *r, const char *file)
+{
+    const char *spec = r->opts->mesh ? mg_printf(&r->arena, "--mesh %s", r->opts->mesh)
+                                     : (mg_is_absolute(file) ? mg_basename(file) : file);
+    const char *inv = r->inv_source;
+    if (!mg_is_special_source(inv) && mg_is_absolute(inv))
+        inv = mg_basename(inv);
+    return mg_printf(&r->arena, "spec %s, inventory %s", spec, inv);
+}
+
+int mg_cmd_generate(const struct mg_opts *o, const char *file)
+{
+    struct mg_run r;
+    struct mg_buf h, c, dep;
+    const char *dir = o->out_dir ? o->out_dir : ".";
+    const char *hpath, *cpath;
+    int ok, i, failed = 0;
+    struct stat st;
+
+    ok = mg_load(&r, o, file);
+    if (!ok)
+        return mg_finish(&r, ok);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(o->err, "meshgen: error: output directory '%s' does not exist\n", dir);
+        mg_finish(&r, ok);
+        return MG_EXIT_USAGE;
+    }
+    hpath = mg_printf(&r.arena, "%s/%s_mesh.h", dir, r.plan->name);
+    cpath = mg_printf(&r.arena, "%s/%s_mesh.c", dir, r.plan->name);
+
+    mg_buf_init(&h);
+    mg_buf_init(&c);
+    mg_buf_init(&dep);
+    mg_emit_header(&h, r.plan, r.inv, mg_inputs_text(&r, file));
+    mg_emit_source(&c, r.plan, r.inv, mg_inputs_text(&r, file));
+    if (mg_write_atomic(hpath, h.data, h.len) != 0 || mg_write_atomic(cpath, c.data, c.len) != 0) {
+        fprintf(o->err, "meshgen: error: cannot write to '%s': %s\n", dir, strerror(errno));
+        failed = 1;
+    }
+    if (!failed && o->depfile) {
+        mg_buf_make_path(&dep, hpath);
+        mg_buf_puts(&dep, " ");
+        mg_buf_make_path(&dep, cpath);
+        mg_buf_puts(&dep, ":");
+        if (!o->mesh) {
+            mg_buf_puts(&dep, " ");
+            mg_buf_make_path(&dep, file);
+        }
+        for (i = 0; i < r.inv->n_files; i++) {
+            mg_buf_puts(&dep, " ");
+            mg_buf_make_path(&dep, r.inv->files[i]);
+        }
+        mg_buf_puts(&dep, "\n");
+        if (mg_write_atomic(o->depfile, dep.data, dep.len) != 0) {
+            fprintf(o->err, "meshgen: error: cannot write depfile '%s': %s\n", o->depfile,
+                    strerror(errno));
+            failed = 1;
+        }
+    }
+    mg_buf_free(&h);
+    mg_buf_free(&c);
+    mg_buf_free(&dep);
+    i = mg_finish(&r, ok);
+    return failed ? MG_EXIT_USAGE : i;
+}
+
+/* ---- show ------------------------------------------------------------------------ */
+
+/* Background colours for hosts or stages, cycling. */
+static const int mg_palette[] = {44, 42, 45, 43, 46, 41, 104, 102, 105, 103, 106, 101};
+
+int mg_cmd_show(const struct mg_opts *o, const char *file)
+{
+    struct mg_run r;
+    int ok = mg_load(&r, o, file);
+    const struct mg_plan *p;
+    int cols, rows, i, j, k, width = 1, color;
+    struct mg_buf b;
+
+    if (!ok)
+        return mg_finish(&r, ok);
+    p = r.plan;
+    color = o->color == MG_COLOR_ALWAYS ||
+            (o->color == MG_COLOR_AUTO && isatty(fileno(o->out)) && getenv("NO_COLOR") == NULL);
+    cols = (int)p->size[p->n_axes - 1];
+    rows = p->n_mesh / cols;
+    for (i = p->n_devices; i >= 10; i /= 10)
+        width++;
+
+    mg_buf_init(&b);
+    mg_buf_printf(&b, "mesh '%s': ", p->name);
+    for (i = 0; i < p->n_axes; i++)
+        mg_buf_printf(&b, "%s%s=%lld (ici %lld x dcn %lld)", i ? ", " : "", p->axis_names[i],
+                      (long long)p->size[i], (long long)p->ici[i], (long long)p->dcn[i]);
+    mg_buf_printf(&b, "\n%d %s devices on %d host%s; order %s, closeness score %lld (inventory "
+                      "order %lld)\n",
+                  p->n_mesh, mg_kind_name(p->kind), r.inv->n_hosts, r.inv->n_hosts == 1 ? "" : "s",
+                  p->order == MG_ORDER_INVENTORY ? "inventory" : "locality", (long long)p->score,
+                  (long long)p->score_inventory);
+    mg_buf_printf(&b, "rows: ");
+    if (p->n_axes == 1)
+        mg_buf_puts(&b, "-");
+    for (i = 0; i + 1 < p->n_axes; i++)
+        mg_buf_printf(&b, "%s%s", i ? " x " : "", p->axis_names[i]);
+    mg_buf_printf(&b, "; columns: %s; cells: device id%s\n\n", p->axis_names[p->n_axes - 1],
+                  r.inv->n_hosts > 1 ? "@host" : "");
+    for (i = 0; i < rows; i++) {
+        for (j = 0; j < cols; j++) {
+            int dev = p->mesh[i * cols + j];
+            int host = p->devices[dev].host;
+            int key = p->mpmd_axis >= 0 ? 0 : host;
+            if (p->mpmd_axis >= 0) {
+                int flat = i * cols + j;
+                for (k = p->n_axes - 1; k > p->mpmd_axis; k--)
+                    flat /= (int)p->size[k];
+                key = flat % (int)p->size[p->mpmd_axis];
+            }
+            if (color)
+                mg_buf_printf(&b, "\033[30;%dm", mg_palette[key % 12]);
+            if (r.inv->n_hosts > 1)
+                mg_buf_printf(&b, " %*d@%-*d ", width, dev, 3, host);
+            else
+                mg_buf_printf(&b, " %*d ", width, dev);
+            if (color)
+                mg_buf_puts(&b, "\033[0m");
+        }
+        mg_buf_puts(&b, "\n");
+    }
+    fwrite(b.data, 1, b.len, o->out);
+    mg_buf_free(&b);
+    return mg_finish(&r, ok);
+}
+
+/* ---- inventory ------------------------------------------------------------------ */
+
+int mg_cmd_inventory(const struct mg_opts *o)
+{
+    struct mg_run r;
+    struct mg_mark at = {"--inventory", 0, 0};
+    const char *src = o->inventory ? o->inventory : "live";
+    struct mg_buf b;
+    int h, k, i, j;
+
+    memset(&r, 0, sizeof r);
+    mg_arena_init(&r.arena);
+    mg_diags_init(&r.diags, &r.arena);
+    r.opts = o;
+    if (!o->inventory)
+        at.file = "(this machine)";
+    r.inv = mg_inventory_load(&r.arena, &r.diags, src, at);
+    if (!r.inv || r.diags.n_errors)
+        return mg_finish(&r, 0);
+
+    mg_buf_init(&b);
+    for (h = 0; h < r.inv->n_hosts; h++) {
+        const struct mg_host *host = &r.inv->hosts[h];
+        const struct mg_topology *t = &r.inv->topologies[host->topology];
+        mg_buf_printf(&b, "host %s", host->name);
+        if (host->slice)
+            mg_buf_printf(&b, " (slice %s)", host->slice);
+        mg_buf_puts(&b, ":");
+        for (k = 0; k < MG_N_KINDS; k++)
+            mg_buf_printf(&b, " %d %s", t->n[k], mg_kind_name(k));
+        mg_buf_printf(&b, "\n  topology %s, digest %.16s\n", t->label ? t->label : t->key,
+                      t->digest);
+        /* Print a topology's devices once: hosts sharing it are alike. */
+        if (h > 0 && r.inv->hosts[h - 1].topology == host->topology)
+            continue;
+        if (t->n[MG_KIND_GPU]) {
+            mg_buf_printf(&b, "  %-4s %-14s %-5s %-16s %-28s %s\n", "gpu", "pci", "numa",
+                          "cpuset", "model", "uuid");
+            for (i = 0; i < t->n[MG_KIND_GPU]; i++) {
+                const struct mg_devinfo *d = &t->devs[MG_KIND_GPU][i];
+                mg_buf_printf(&b, "  %-4d %-14s %-5d %-16s %-28s %s\n", i, d->pci, d->numa,
+                              d->cpuset, d->model, d->uuid);
+            }
+            if (t->closeness[MG_KIND_GPU]) {
+                int n = t->n[MG_KIND_GPU];
+                mg_buf_puts(&b, "  closeness (higher is closer):\n      ");
+                for (j = 0; j < n; j++)
+                    mg_buf_printf(&b, " %6d", j);
+                mg_buf_puts(&b, "\n");
+                for (i = 0; i < n; i++) {
+                    mg_buf_printf(&b, "  %4d", i);
+                    for (j = 0; j < n; j++)
+                        mg_buf_printf(&b, " %6d", t->closeness[MG_KIND_GPU][i * n + j]);
+                    mg_buf_puts(&b, "\n");
+                }
+            }
+        }
+        for (k = MG_KIND_NUMA; k <= MG_KIND_PACKAGE; k++) {
+            for (i = 0; i < t->n[k]; i++) {
+                const struct mg_devinfo *d = &t->devs[k][i];
+                mg_buf_printf(&b, "  %-7s %-3d numa %-3d cpuset %s%s%s\n", mg_kind_name(k),
+                              d->os_index, d->numa, d->cpuset, d->model[0] ? "  " : "", d->model);
+            }
+        }
+    }
+    fwrite(b.data, 1, b.len, o->out);
+    mg_buf_free(&b);
+    return mg_finish(&r, 1);
+}

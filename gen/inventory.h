@@ -1,0 +1,37 @@
+/*
+ * Inventory internals shared by inventory.c (hwloc: one topology from an
+ * XML file, a synthetic description or this machine) and inventory_file.c
+ * (the inventory YAML: many hosts, each naming a topology). Only
+ * inventory.c includes <hwloc.h>.
+ */
+#ifndef MG_INVENTORY_H
+#define MG_INVENTORY_H
+
+#include "model.h"
+
+/*
+ * Loads one topology into *t. source is an hwloc XML path (as it should be
+ * opened), "synthetic:<description>" or "live"; label is how the user wrote
+ * it (for messages and the banner). When host_name is not NULL it receives
+ * the topology's own host name (HostName info, else the file's base name,
+ * else "localhost"). Errors ("inventory-load") are reported at `at`.
+ * Returns 0, or -1 after reporting.
+ */
+int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source,
+                     const char *label, struct mg_mark at, struct mg_topology *t,
+                     const char **host_name);
+
+/* Loads an inventory YAML file (DESIGN §3); path as it should be opened. */
+struct mg_inventory *mg_inventory_file_load(struct mg_arena *a, struct mg_diags *d,
+                                            const char *path, struct mg_mark at);
+
+/*
+ * Expands a Slurm hostlist ("gpu[001-016]", "n[1-3,7]", "a,b[1-2]c[3-4]")
+ * into names, zero padding kept. Errors ("hostlist") are reported at `at`
+ * (the column advanced to the offending character). At most `limit` names.
+ * Returns the count, or -1 after reporting.
+ */
+int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text,
+                       struct mg_mark at, int limit, const char ***names);
+
+#endif /* MG_INVENTORY_H */

@@ -1,0 +1,23 @@
+/*
+ * Locality-aware order inside a granule, and the closeness score that
+ * compares two orders. Used by the planner; knows nothing of YAML or hwloc
+ * (closeness comes from the inventory's matrices).
+ */
+#ifndef MG_LOCALITY_H
+#define MG_LOCALITY_H
+
+#include "check.h"
+
+/* The score of one granule's devices taken in the order devs[0..n-1] (local
+ * mesh index -> device id): for every axis with an ICI part > 1, the summed
+ * pairwise closeness inside each group along that axis, weighted by the
+ * axis's position (innermost heaviest). Higher is better. */
+int64_t mg_order_score(const struct mg_ctx *c, const struct mg_plan *p, const int *devs, int n);
+
+/* A permutation order[0..n-1] of devs (devs[order[i]] sits at local index
+ * i) that gives the innermost ICI axes the closest devices. Never scores
+ * below inventory order; with uniform closeness it is inventory order. */
+void mg_locality_order(const struct mg_ctx *c, const struct mg_plan *p, const int *devs, int n,
+                       int *order);
+
+#endif /* MG_LOCALITY_H */

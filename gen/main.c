@@ -1,0 +1,239 @@
+/*
+ * meshgen's command line: options, usage and exit codes — nothing else.
+ * Every command is a function in driver.c.
+ */
+#define _DEFAULT_SOURCE /* getopt_long */
+#include "driver.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char mg_usage_main[] =
+    "usage: meshgen <command> [options] [FILE...]\n"
+    "\n"
+    "A build-time compiler for device meshes: checks a YAML mesh spec against a\n"
+    "device inventory and emits C tables for the meshgen runtime.\n"
+    "\n"
+    "commands:\n"
+    "  validate FILE...     check mesh specs; print errors as file:line:col\n"
+    "  generate FILE -o DIR write DIR/<name>_mesh.h and DIR/<name>_mesh.c\n"
+    "  resolve FILE         print the resolved mesh as JSON\n"
+    "  show FILE            draw the mesh as a grid of device ids\n"
+    "  inventory            list the devices hwloc sees (--inventory to read a file)\n"
+    "  help [COMMAND]       this text, or a command's\n"
+    "\n"
+    "Run 'meshgen COMMAND --help' for a command's options. Exit codes: 0 ok,\n"
+    "1 the inputs are wrong, 2 usage or I/O error.\n";
+
+static const char mg_usage_common[] =
+    "  --inventory SRC   the devices: an hwloc .xml file, an inventory .yaml file,\n"
+    "                    'synthetic:<hwloc synthetic description>' (e.g.\n"
+    "                    'synthetic:pack:2 core:4 pu:2') or 'live' (this machine).\n"
+    "                    Overrides the spec's 'inventory:' key; without either,\n"
+    "                    this machine is used.\n"
+    "  --mesh STR        a mesh instead of a spec file: 'dp:2,tp:4', or '2,4' with\n"
+    "                    --axes dp,tp (one size may be -1)\n"
+    "  --axes NAMES      axis names for a positional --mesh\n"
+    "  --name NAME       the mesh name (prefix of emitted symbols); overrides the\n"
+    "                    spec's 'name:'; default 'mesh' with --mesh\n"
+    "  --format FMT      diagnostics as text (default), json or github\n"
+    "  -h, --help        this help\n";
+
+struct mg_command {
+    const char *name;
+    const char *synopsis;
+    const char *text;
+    const char *extra; /* options of this command only */
+};
+
+static const struct mg_command mg_commands[] = {
+    {"validate", "meshgen validate [options] FILE...",
+     "Checks each mesh spec against its inventory and reports every error as\n"
+     "FILE:LINE:COL: error: MESSAGE [check-name]. Writes nothing.\n",
+     ""},
+    {"generate", "meshgen generate [options] FILE -o DIR",
+     "Checks the spec and writes DIR/<name>_mesh.h and DIR/<name>_mesh.c: the\n"
+     "compile-time constants and the static tables of the mesh. Files are written\n"
+     "atomically and only when there is no error; the output is byte-identical\n"
+     "for the same inputs.\n",
+     "  -o, --output DIR  the output directory (must exist; default '.')\n"
+     "  --depfile FILE    also write a Make-style depfile listing every input read\n"},
+    {"resolve", "meshgen resolve [options] FILE",
+     "Prints the resolved mesh as one JSON object: axes, hosts, devices, the mesh\n"
+     "(device id at each position, row-major), processes and shardings.\n",
+     ""},
+    {"show", "meshgen show [options] FILE",
+     "Draws the mesh as a grid (rows: all axes but the last; columns: the last),\n"
+     "each cell a device id, coloured by host, or by stage for an MPMD mesh.\n",
+     "  --color WHEN      auto (default: when stdout is a terminal and NO_COLOR is\n"
+     "                    unset), always or never\n"},
+    {"inventory", "meshgen inventory [--inventory SRC]",
+     "Lists what hwloc sees: each host's device counts per kind, its GPUs (PCI bus\n"
+     "id, NUMA node, cpuset, model, UUID) and their closeness matrix, NUMA nodes\n"
+     "and packages.\n",
+     ""},
+};
+
+#define MG_N_COMMANDS ((int)(sizeof mg_commands / sizeof mg_commands[0]))
+
+static const struct mg_command *mg_find_command(const char *name)
+{
+    int i;
+    for (i = 0; i < MG_N_COMMANDS; i++)
+        if (strcmp(mg_commands[i].name, name) == 0)
+            return &mg_commands[i];
+    return NULL;
+}
+
+static void mg_command_help(const struct mg_command *c, FILE *out)
+{
+    fprintf(out, "usage: %s\n\n%s\noptions:\n%s%s", c->synopsis, c->text, c->extra,
+            mg_usage_common);
+}
+
+static int mg_usage_error(const struct mg_command *c, const char *fmt, ...) MG_PRINTF(2, 3);
+static int mg_usage_error(const struct mg_command *c, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("meshgen: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: %s\nTry 'meshgen %s --help'.\n", c->synopsis, c->name);
+    return MG_EXIT_USAGE;
+}
+
+enum {
+    OPT_INVENTORY = 256,
+    OPT_MESH,
+    OPT_AXES,
+    OPT_NAME,
+    OPT_FORMAT,
+    OPT_DEPFILE,
+    OPT_COLOR,
+};
+
+static const struct option mg_long_options[] = {
+    {"inventory", required_argument, NULL, OPT_INVENTORY},
+    {"mesh", required_argument, NULL, OPT_MESH},
+    {"axes", required_argument, NULL, OPT_AXES},
+    {"name", required_argument, NULL, OPT_NAME},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"output", required_argument, NULL, 'o'},
+    {"depfile", required_argument, NULL, OPT_DEPFILE},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+int main(int argc, char **argv)
+{
+    const struct mg_command *cmd;
+    struct mg_opts o;
+    int ch, n_files;
+    char **files;
+
+    if (argc < 2) {
+        fputs(mg_usage_main, stderr);
+        return MG_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        fputs(mg_usage_main, stdout);
+        return MG_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("meshgen %s\n", MESHGEN_VERSION_STRING);
+        return MG_EXIT_OK;
+    }
+    if (strcmp(argv[1], "help") == 0) {
+        if (argc < 3) {
+            fputs(mg_usage_main, stdout);
+            return MG_EXIT_OK;
+        }
+        cmd = mg_find_command(argv[2]);
+        if (!cmd) {
+            fprintf(stderr, "meshgen: unknown command '%s'\n%s", argv[2], mg_usage_main);
+            return MG_EXIT_USAGE;
+        }
+        mg_command_help(cmd, stdout);
+        return MG_EXIT_OK;
+    }
+    cmd = mg_find_command(argv[1]);
+    if (!cmd) {
+        fprintf(stderr, "meshgen: unknown command '%s'\n\n%s", argv[1], mg_usage_main);
+        return MG_EXIT_USAGE;
+    }
+
+    mg_opts_init(&o);
+    optind = 1;
+    opterr = 0;
+    argc--;
+    argv++;
+    while ((ch = getopt_long(argc, argv, ":o:h", mg_long_options, NULL)) != -1) {
+        switch (ch) {
+        case OPT_INVENTORY: o.inventory = optarg; break;
+        case OPT_MESH: o.mesh = optarg; break;
+        case OPT_AXES: o.axes = optarg; break;
+        case OPT_NAME: o.name = optarg; break;
+        case 'o': o.out_dir = optarg; break;
+        case OPT_DEPFILE: o.depfile = optarg; break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") == 0)
+                o.format = MG_FORMAT_TEXT;
+            else if (strcmp(optarg, "json") == 0)
+                o.format = MG_FORMAT_JSON;
+            else if (strcmp(optarg, "github") == 0)
+                o.format = MG_FORMAT_GITHUB;
+            else
+                return mg_usage_error(cmd, "--format must be text, json or github, not '%s'",
+                                      optarg);
+            break;
+        case OPT_COLOR:
+            if (strcmp(optarg, "auto") == 0)
+                o.color = MG_COLOR_AUTO;
+            else if (strcmp(optarg, "always") == 0)
+                o.color = MG_COLOR_ALWAYS;
+            else if (strcmp(optarg, "never") == 0)
+                o.color = MG_COLOR_NEVER;
+            else
+                return mg_usage_error(cmd, "--color must be auto, always or never, not '%s'",
+                                      optarg);
+            break;
+        case 'h': mg_command_help(cmd, stdout); return MG_EXIT_OK;
+        case ':': return mg_usage_error(cmd, "option '%s' needs an argument", argv[optind - 1]);
+        default: return mg_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    files = argv + optind;
+    n_files = argc - optind;
+
+    /* Options that only one command takes are refused elsewhere, so a
+     * mistyped command line never silently does less than asked. */
+    if ((o.out_dir || o.depfile) && strcmp(cmd->name, "generate") != 0)
+        return mg_usage_error(cmd, "%s is an option of 'generate' only",
+                              o.out_dir ? "-o" : "--depfile");
+    if (o.axes && !o.mesh)
+        return mg_usage_error(cmd, "%s needs --mesh", "--axes");
+
+    if (strcmp(cmd->name, "inventory") == 0) {
+        if (n_files > 0 || o.mesh)
+            return mg_usage_error(cmd, "'inventory' takes no file or --mesh; use %s",
+                                  "--inventory SRC");
+        return mg_cmd_inventory(&o);
+    }
+    if (o.mesh && n_files > 0)
+        return mg_usage_error(cmd, "give a spec file or --mesh, not both (got '%s')", files[0]);
+    if (!o.mesh && n_files == 0)
+        return mg_usage_error(cmd, "%s", "no spec file given (or use --mesh)");
+    if (strcmp(cmd->name, "validate") == 0)
+        return mg_cmd_validate(&o, n_files, files);
+    if (n_files > 1)
+        return mg_usage_error(cmd, "one spec file at a time (got '%s' too)", files[1]);
+    if (strcmp(cmd->name, "generate") == 0)
+        return mg_cmd_generate(&o, o.mesh ? NULL : files[0]);
+    if (strcmp(cmd->name, "resolve") == 0)
+        return mg_cmd_resolve(&o, o.mesh ? NULL : files[0]);
+    return mg_cmd_show(&o, o.mesh ? NULL : files[0]);
+}

@@ -1,0 +1,367 @@
+/*
+ * The generator's model: plain structs for the spec, the inventory and the
+ * plan, plus the arena, diagnostics and string buffer every stage shares.
+ *
+ * Nothing here knows about libyaml or hwloc, so a unit test can build a
+ * model in C and run a check, the planner or the emitter without a file.
+ * Every stage allocates from one arena per run and never frees on its own.
+ */
+#ifndef MG_MODEL_H
+#define MG_MODEL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <meshgen/meshgen.h>
+
+#define MG_MAX_AXES MESHGEN_MAX_AXES
+#define MG_MAX_DIMS MESHGEN_MAX_DIMS
+#define MG_MAX_NAME MESHGEN_MAX_NAME
+/* Ceilings that keep hostile input bounded in time and memory. */
+#define MG_MAX_DEVICES (1 << 22)
+#define MG_MAX_HOSTS (1 << 20)
+#define MG_MAX_ERRORS 50
+
+#if defined(__GNUC__)
+#define MG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MG_PRINTF(f, a)
+#endif
+
+/* ---- arena ------------------------------------------------------------ */
+
+struct mg_arena_block;
+struct mg_arena {
+    struct mg_arena_block *head;
+    size_t total; /* bytes handed out, for the memory ceiling */
+    size_t limit; /* 0: none */
+};
+
+void mg_arena_init(struct mg_arena *a);
+void mg_arena_free(struct mg_arena *a);
+/* Zeroed memory; aborts the process on exhaustion (the CLI has nothing
+ * better to do, and every caller would otherwise repeat the check). */
+void *mg_alloc(struct mg_arena *a, size_t size);
+void *mg_alloc_array(struct mg_arena *a, size_t n, size_t size);
+char *mg_strdup(struct mg_arena *a, const char *s);
+char *mg_strndup(struct mg_arena *a, const char *s, size_t n);
+char *mg_printf(struct mg_arena *a, const char *fmt, ...) MG_PRINTF(2, 3);
+char *mg_vprintf(struct mg_arena *a, const char *fmt, va_list ap) MG_PRINTF(2, 0);
+
+/* ---- growable string buffer (heap, not arena: outputs can be large) ---- */
+
+struct mg_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+    int indent; /* used by mg_println */
+};
+
+void mg_buf_init(struct mg_buf *b);
+void mg_buf_free(struct mg_buf *b);
+void mg_buf_put(struct mg_buf *b, const char *s, size_t n);
+void mg_buf_puts(struct mg_buf *b, const char *s);
+void mg_buf_printf(struct mg_buf *b, const char *fmt, ...) MG_PRINTF(2, 3);
+/* One line at the current indent (4 spaces a level), '\n' appended. */
+void mg_println(struct mg_buf *b, const char *fmt, ...) MG_PRINTF(2, 3);
+/* An empty line. */
+void mg_blank(struct mg_buf *b);
+/* s as the body of a C string literal: quotes, backslashes, control and
+ * non-ASCII bytes escaped, so no input can end the literal or a comment. */
+void mg_buf_c_string(struct mg_buf *b, const char *s);
+/* s as a JSON string, quotes included. */
+void mg_buf_json_string(struct mg_buf *b, const char *s);
+
+/* ---- locations and diagnostics ---------------------------------------- */
+
+struct mg_mark {
+    const char *file; /* as given on the command line; NULL: no location */
+    int line;         /* 1-based; 0: whole file */
+    int col;          /* 1-based */
+};
+
+enum mg_severity { MG_SEV_ERROR, MG_SEV_WARNING, MG_SEV_NOTE };
+
+struct mg_diag {
+    enum mg_severity severity;
+    const char *check; /* stable name, e.g. "axis-name-unique" */
+    struct mg_mark at;
+    struct mg_mark related; /* e.g. "first defined here"; file NULL if none */
+    const char *related_msg;
+    const char *message;
+};
+
+struct mg_diags {
+    struct mg_arena *arena;
+    struct mg_diag *items;
+    int n, cap;
+    int n_errors;
+    int dropped; /* past MG_MAX_ERRORS */
+};
+
+void mg_diags_init(struct mg_diags *d, struct mg_arena *a);
+void mg_error(struct mg_diags *d, const char *check, struct mg_mark at, const char *fmt, ...)
+    MG_PRINTF(4, 5);
+void mg_error_rel(struct mg_diags *d, const char *check, struct mg_mark at, struct mg_mark rel,
+                  const char *rel_msg, const char *fmt, ...) MG_PRINTF(6, 7);
+void mg_warning(struct mg_diags *d, const char *check, struct mg_mark at, const char *fmt, ...)
+    MG_PRINTF(4, 5);
+
+enum mg_diag_format { MG_FORMAT_TEXT, MG_FORMAT_JSON, MG_FORMAT_GITHUB };
+/* Prints every diagnostic (and a line for the dropped ones). */
+void mg_diags_print(const struct mg_diags *d, FILE *out, enum mg_diag_format fmt);
+
+/* ---- YAML node tree (filled by yaml_load.c) ---------------------------- */
+
+enum mg_node_kind { MG_NODE_SCALAR, MG_NODE_SEQ, MG_NODE_MAP };
+
+struct mg_node {
+    enum mg_node_kind kind;
+    struct mg_mark mark;
+    int quoted;        /* scalar written with quotes or as a block scalar */
+    const char *tag;   /* explicit tag or NULL */
+    const char *value; /* scalar text, NUL-terminated (embedded NULs rejected) */
+    size_t n;          /* items of a sequence, pairs of a mapping */
+    struct mg_node **items; /* sequence items; mapping values */
+    struct mg_node **keys;  /* mapping keys (scalars), NULL for a sequence */
+};
+
+/* ---- the spec ------------------------------------------------------------ */
+
+enum mg_kind_sel {
+    MG_KIND_DEFAULT = -1, /* gpu if the inventory has any, else core */
+    MG_KIND_GPU = MESHGEN_KIND_GPU,
+    MG_KIND_CORE = MESHGEN_KIND_CORE,
+    MG_KIND_NUMA = MESHGEN_KIND_NUMA,
+    MG_KIND_PACKAGE = MESHGEN_KIND_PACKAGE,
+    MG_KIND_PU = MESHGEN_KIND_PU
+};
+#define MG_N_KINDS 5
+
+enum mg_order { MG_ORDER_LOCALITY, MG_ORDER_INVENTORY };
+enum mg_granule { MG_GRANULE_HOST, MG_GRANULE_SLICE };
+
+struct mg_spec_axis {
+    const char *name;
+    struct mg_mark name_at;
+    int64_t size; /* -1: infer */
+    struct mg_mark size_at;
+    int64_t dcn;  /* 0: not given */
+    struct mg_mark dcn_at;
+    int type;     /* enum meshgen_axis_type */
+    struct mg_mark type_at;
+};
+
+struct mg_spec_dim {
+    int n_axes;
+    const char *axes[MG_MAX_AXES];
+    struct mg_mark axes_at[MG_MAX_AXES];
+    struct mg_mark at;
+};
+
+struct mg_spec_sharding {
+    const char *name;
+    struct mg_mark at;
+    int n_dims;
+    struct mg_spec_dim dims[MG_MAX_DIMS];
+    struct mg_mark spec_at;
+    int has_shape;
+    int shape_n;
+    int64_t shape[MG_MAX_DIMS];
+    struct mg_mark shape_at[MG_MAX_DIMS];
+    struct mg_mark shape_list_at;
+};
+
+struct mg_spec {
+    const char *file;     /* as given; "<command line>" for --mesh */
+    const char *dir;      /* directory of file, for relative paths ("." if none) */
+    int format;           /* the `meshgen:` version */
+    const char *name;
+    struct mg_mark name_at;
+    const char *inventory; /* as written, or NULL */
+    struct mg_mark inventory_at;
+
+    int n_axes;
+    struct mg_spec_axis axes[MG_MAX_AXES];
+    struct mg_mark mesh_at, axes_at, shape_at, dcn_at, types_at;
+    int shape_n, dcn_n, types_n; /* lengths as written, checked against n_axes */
+    int has_dcn, has_types;
+
+    const char *mpmd;
+    struct mg_mark mpmd_at;
+    int device_kind; /* enum mg_kind_sel */
+    struct mg_mark device_kind_at;
+    int order;       /* enum mg_order */
+    int processes;   /* enum meshgen_process_mode */
+    int64_t devices; /* when has_devices */
+    int has_devices;
+    struct mg_mark devices_at;
+    int granule;     /* enum mg_granule */
+    int sort_granules;
+
+    int n_shardings;
+    struct mg_spec_sharding *shardings;
+};
+
+/* ---- the inventory --------------------------------------------------------- */
+
+/* One device of a topology: what the generated tables carry. */
+struct mg_devinfo {
+    int kind;
+    int os_index; /* CPU objects: hwloc OS index; GPUs: -1 */
+    int numa;     /* NUMA node OS index, -1 unknown */
+    const char *pci;
+    const char *vendor;
+    const char *model;
+    const char *uuid;
+    const char *cpuset; /* cpulist */
+};
+
+/*
+ * One loaded topology (an XML file, a synthetic description or this
+ * machine), shared by every host that uses it. Devices of each kind in host
+ * order (GPUs by PCI bus id, CPU objects by logical index). For each kind a
+ * closeness matrix n*n (row-major, larger = closer) ranks pairs for the
+ * locality order; it may be NULL where every pair is alike.
+ */
+struct mg_topology {
+    const char *key; /* path as resolved, or "synthetic:..." or "live" */
+    const char *label; /* as written by the user */
+    int n[MG_N_KINDS];
+    struct mg_devinfo *devs[MG_N_KINDS];
+    int *closeness[MG_N_KINDS];
+    char digest[65]; /* sha256 hex of the source bytes or description */
+};
+
+struct mg_host {
+    const char *name;
+    const char *slice; /* NULL unless given */
+    int topology;      /* index into inventory.topologies */
+    struct mg_mark at;
+};
+
+struct mg_inventory {
+    const char *source; /* as given */
+    int n_hosts;
+    struct mg_host *hosts;
+    int n_topologies;
+    struct mg_topology *topologies;
+    /* Every file read to build it, for --depfile (the source itself too). */
+    int n_files;
+    const char **files;
+};
+
+/* ---- the plan ------------------------------------------------------------ */
+
+struct mg_plan_device {
+    int host;
+    int local; /* index among the host's devices of this kind */
+};
+
+struct mg_plan_process {
+    int host;
+    int first; /* into plan.process_devices */
+    int count;
+};
+
+struct mg_plan_sharding {
+    const char *name;
+    int n_dims;
+    int has_shape;
+    int n_axes[MG_MAX_DIMS];
+    int axes[MG_MAX_DIMS][MG_MAX_AXES];
+    int64_t shards[MG_MAX_DIMS];
+    int64_t global[MG_MAX_DIMS];
+    int64_t local[MG_MAX_DIMS];
+};
+
+struct mg_granule_info {
+    const char *key; /* host name or slice name */
+    int n_hosts;
+    int n_devices;
+};
+
+struct mg_plan {
+    const char *name;
+    int kind;
+    int n_axes;
+    const char *axis_names[MG_MAX_AXES];
+    int64_t size[MG_MAX_AXES];
+    int64_t ici[MG_MAX_AXES];
+    int64_t dcn[MG_MAX_AXES];
+    int types[MG_MAX_AXES];
+    int mpmd_axis; /* -1: none */
+    int order;
+    int process_mode;
+
+    int n_devices; /* all devices of the kind, inventory order */
+    struct mg_plan_device *devices;
+    int n_mesh;    /* product of sizes */
+    int *mesh;     /* flat index -> device id */
+    int *device_index; /* device id -> flat index or -1 */
+
+    int n_granules;
+    struct mg_granule_info *granules;
+    int *host_granule; /* host -> granule index */
+
+    int n_processes;
+    struct mg_plan_process *processes;
+    int *process_devices;
+
+    int n_shardings;
+    struct mg_plan_sharding *shardings;
+
+    int64_t score;           /* closeness score of the chosen assignment */
+    int64_t score_inventory; /* score of inventory order, for comparison */
+    char digest[72];         /* "sha256:<hex>" */
+};
+
+/* ---- stages, each in its own file ---------------------------------------- */
+
+/* yaml_load.c: parse a buffer into a node tree. Errors go to diags under the
+ * check name "yaml-syntax" (or "yaml-limits" for nesting/size/alias limits). */
+struct mg_node *mg_yaml_parse(struct mg_arena *a, struct mg_diags *d, const char *file,
+                              const char *buf, size_t len);
+
+/* spec.c: node tree -> spec. Key, type and range errors go to diags. Returns
+ * NULL only when the tree is not a mapping at all. */
+struct mg_spec *mg_spec_from_node(struct mg_arena *a, struct mg_diags *d, const char *file,
+                                  const struct mg_node *root);
+/* The --mesh string: "dp:2,tp:4" or "2,4" with axis_names "dp,tp". */
+struct mg_spec *mg_spec_from_string(struct mg_arena *a, struct mg_diags *d, const char *mesh,
+                                    const char *axis_names, const char *name);
+/* Reads a file (bounded in size) into arena memory; errors as diags "io". */
+char *mg_read_file(struct mg_arena *a, struct mg_diags *d, const char *path,
+                   struct mg_mark at, size_t *len);
+
+/* inventory.c: source is "live", "synthetic:<desc>", a .xml path or an
+ * inventory .yaml path (resolved by the caller). Errors go to diags. */
+struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d,
+                                       const char *source, struct mg_mark at);
+const char *mg_kind_name(int kind);
+int mg_kind_from_name(const char *name); /* -1 when unknown */
+
+/* check.c + plan.c: run the named checks and build the plan. Returns NULL
+ * when any error was reported. */
+struct mg_plan *mg_plan_build(struct mg_arena *a, struct mg_diags *d, const struct mg_spec *spec,
+                              const struct mg_inventory *inv);
+
+/* emit_c.c: the .h and .c text of a plan. `inputs` are the file names as
+ * given, for the banner. */
+void mg_emit_header(struct mg_buf *out, const struct mg_plan *plan,
+                    const struct mg_inventory *inv, const char *inputs);
+void mg_emit_source(struct mg_buf *out, const struct mg_plan *plan,
+                    const struct mg_inventory *inv, const char *inputs);
+/* emit_json.c: the JSON of `meshgen resolve`. */
+void mg_emit_json(struct mg_buf *out, const struct mg_plan *plan, const struct mg_inventory *inv);
+
+/* util.c */
+int mg_is_c_identifier(const char *s);
+int mg_is_c_keyword(const char *s);
+void mg_sha256_hex(const void *data, size_t len, char out[65]);
+/* Checked 64-bit multiply: returns 0 on overflow. */
+int mg_mul64(int64_t a, int64_t b, int64_t *out);
+
+#endif /* MG_MODEL_H */

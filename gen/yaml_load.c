@@ -1,0 +1,448 @@
+/*
+ * YAML text -> the generic node tree of model.h (struct mg_node), through
+ * libyaml's event parser. This is the only file that includes <yaml.h>.
+ *
+ * It knows YAML and nothing of the mesh format: it turns events into nodes
+ * with 1-based marks, copies every string into the arena before the event
+ * is deleted, and keeps hostile input bounded in time and memory (nesting
+ * depth, the expanded size of aliases, the number of nodes and events).
+ * Interpreting scalars (is `8` an integer?) is spec.c's job: a scalar keeps
+ * its text, its quoting and its explicit tag.
+ *
+ * Aliases are resolved by sharing the anchored node, so the tree is a DAG.
+ * A collection's anchor is registered only when the collection ends, which
+ * makes an alias to an enclosing node an unknown anchor: no cycles.
+ */
+#include "model.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+/* libyaml 0.2.5 has no nesting limit of its own; 64 is far beyond any spec. */
+#define MG_YAML_MAX_DEPTH 64
+/* A node counts 1 plus the expanded size of its children, an alias counting
+ * the whole node it names: this rejects "billion laughs" documents. */
+#define MG_YAML_MAX_EXPANDED 1000000u
+#define MG_YAML_MAX_EVENTS 10000000u
+
+/* A finished node waiting in an open collection, with its expanded size. */
+struct mg_yslot {
+    struct mg_node *node;
+    uint64_t size;
+};
+
+/* An open sequence or mapping: its children are slots[first..]. */
+struct mg_yframe {
+    struct mg_node *node;
+    const char *anchor; /* registered when the collection ends */
+    size_t first;
+    uint64_t size;
+};
+
+struct mg_yanchor {
+    const char *name; /* NULL: empty bucket */
+    struct mg_node *node;
+    uint64_t size;
+};
+
+struct mg_yloader {
+    struct mg_arena *arena;
+    struct mg_diags *diags;
+    const char *file;
+    const char *buf;
+    size_t len;
+
+    /* Heap, not arena: these grow and are thrown away when parsing ends. */
+    struct mg_yslot *slots;
+    size_t n_slots, cap_slots;
+    struct mg_yanchor *anchors; /* open addressing, power-of-two size */
+    size_t n_anchors, cap_anchors;
+
+    struct mg_yframe frames[MG_YAML_MAX_DEPTH];
+    int depth;
+    int n_documents;
+    size_t n_nodes;
+    struct mg_node *root;
+    int failed; /* an error was reported: the tree is not returned */
+};
+
+static void *mg_yaml_realloc(void *p, size_t n, size_t size)
+{
+    void *q;
+    if (n > SIZE_MAX / size || !(q = realloc(p, n * size))) {
+        /* The same policy as the arena: nothing useful is left to do. */
+        fputs("meshgen: out of memory\n", stderr);
+        abort();
+    }
+    return q;
+}
+
+static int mg_yaml_clamp(size_t v)
+{
+    return v >= (size_t)INT_MAX ? INT_MAX : (int)v + 1;
+}
+
+static struct mg_mark mg_yaml_mark(const struct mg_yloader *l, yaml_mark_t m)
+{
+    struct mg_mark at;
+    at.file = l->file;
+    at.line = mg_yaml_clamp(m.line);
+    at.col = mg_yaml_clamp(m.column);
+    return at;
+}
+
+/* libyaml reports reader errors (bad encoding, control characters) by byte
+ * offset only; turn it into line and column, counting UTF-8 characters. */
+static struct mg_mark mg_yaml_offset_mark(const struct mg_yloader *l, size_t offset)
+{
+    struct mg_mark at = {l->file, 1, 1};
+    size_t i;
+
+    if (offset > l->len)
+        offset = l->len;
+    for (i = 0; i < offset; i++) {
+        unsigned char ch = (unsigned char)l->buf[i];
+        if (ch == '\n' || (ch == '\r' && (i + 1 >= l->len || l->buf[i + 1] != '\n'))) {
+            if (at.line < INT_MAX)
+                at.line++;
+            at.col = 1;
+        } else if ((ch & 0xC0) != 0x80 && ch != '\r' && at.col < INT_MAX) {
+            at.col++;
+        }
+    }
+    return at;
+}
+
+static void mg_yaml_syntax_error(struct mg_yloader *l, const yaml_parser_t *p)
+{
+    const char *problem = p->problem ? p->problem : "unknown libyaml error";
+
+    switch (p->error) {
+    case YAML_MEMORY_ERROR:
+        mg_error(l->diags, "yaml-syntax", mg_yaml_offset_mark(l, 0),
+                 "libyaml ran out of memory while reading the file");
+        break;
+    case YAML_READER_ERROR:
+        if (p->problem_value >= 0)
+            mg_error(l->diags, "yaml-syntax", mg_yaml_offset_mark(l, p->problem_offset),
+                     "%s (#x%02X); expected UTF-8 text without control characters", problem,
+                     (unsigned)p->problem_value);
+        else
+            mg_error(l->diags, "yaml-syntax", mg_yaml_offset_mark(l, p->problem_offset),
+                     "%s; expected UTF-8 text without control characters", problem);
+        break;
+    default:
+        if (p->context)
+            mg_error_rel(l->diags, "yaml-syntax", mg_yaml_mark(l, p->problem_mark),
+                         mg_yaml_mark(l, p->context_mark), p->context, "%s", problem);
+        else
+            mg_error(l->diags, "yaml-syntax", mg_yaml_mark(l, p->problem_mark), "%s", problem);
+        break;
+    }
+    l->failed = 1;
+}
+
+/* ---- anchors --------------------------------------------------------------- */
+
+static size_t mg_yaml_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return (size_t)h;
+}
+
+static struct mg_yanchor *mg_yaml_anchor_slot(struct mg_yanchor *t, size_t cap, const char *name)
+{
+    size_t i = mg_yaml_hash(name) & (cap - 1);
+    while (t[i].name && strcmp(t[i].name, name) != 0)
+        i = (i + 1) & (cap - 1);
+    return &t[i];
+}
+
+/* A later anchor of the same name replaces the earlier one, as YAML says. */
+static void mg_yaml_anchor_set(struct mg_yloader *l, const char *name, struct mg_node *node,
+                               uint64_t size)
+{
+    struct mg_yanchor *s;
+
+    if (2 * (l->n_anchors + 1) > l->cap_anchors) {
+        size_t cap = l->cap_anchors ? 2 * l->cap_anchors : 64, i;
+        struct mg_yanchor *t = mg_yaml_realloc(NULL, cap, sizeof *t);
+        memset(t, 0, cap * sizeof *t);
+        for (i = 0; i < l->cap_anchors; i++)
+            if (l->anchors[i].name)
+                *mg_yaml_anchor_slot(t, cap, l->anchors[i].name) = l->anchors[i];
+        free(l->anchors);
+        l->anchors = t;
+        l->cap_anchors = cap;
+    }
+    s = mg_yaml_anchor_slot(l->anchors, l->cap_anchors, name);
+    if (!s->name)
+        l->n_anchors++;
+    s->name = name;
+    s->node = node;
+    s->size = size;
+}
+
+static const struct mg_yanchor *mg_yaml_anchor_get(const struct mg_yloader *l, const char *name)
+{
+    const struct mg_yanchor *s;
+    if (!l->cap_anchors)
+        return NULL;
+    s = mg_yaml_anchor_slot(l->anchors, l->cap_anchors, name);
+    return s->name ? s : NULL;
+}
+
+/* ---- building the tree ------------------------------------------------------ */
+
+/* Every scalar, collection and alias ends up as at least one node of the
+ * document's expansion, so counting them bounds memory before the expanded
+ * size of the root is known. Returns 0 when the limit is passed. */
+static int mg_yaml_count_node(struct mg_yloader *l, struct mg_mark at)
+{
+    if (++l->n_nodes > MG_YAML_MAX_EXPANDED) {
+        mg_error(l->diags, "yaml-limits", at,
+                 "the document has more than %u nodes; expected a mesh spec of reasonable size",
+                 MG_YAML_MAX_EXPANDED);
+        l->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static struct mg_node *mg_yaml_new_node(struct mg_yloader *l, enum mg_node_kind kind, yaml_mark_t m,
+                                        const yaml_char_t *tag)
+{
+    struct mg_node *n = mg_alloc(l->arena, sizeof *n);
+    n->kind = kind;
+    n->mark = mg_yaml_mark(l, m);
+    n->tag = tag ? mg_strdup(l->arena, (const char *)tag) : NULL;
+    return n;
+}
+
+/* Hands a finished node to the open collection (or makes it the root).
+ * Returns 0 when parsing must stop. */
+static int mg_yaml_add(struct mg_yloader *l, struct mg_node *node, uint64_t size)
+{
+    struct mg_yframe *f;
+
+    if (l->depth == 0) {
+        l->root = node;
+        return 1;
+    }
+    f = &l->frames[l->depth - 1];
+    /* Even positions of a mapping are keys; the format only has scalar keys,
+     * and model.h promises them. Parsing goes on to find further errors. */
+    if (f->node->kind == MG_NODE_MAP && (l->n_slots - f->first) % 2 == 0 &&
+        node->kind != MG_NODE_SCALAR) {
+        mg_error(l->diags, "yaml-syntax", node->mark,
+                 "found a %s as a mapping key; expected a scalar key",
+                 node->kind == MG_NODE_SEQ ? "sequence" : "mapping");
+        l->failed = 1;
+    }
+    f->size += size;
+    if (f->size > MG_YAML_MAX_EXPANDED) {
+        mg_error(l->diags, "yaml-limits", f->node->mark,
+                 "this node expands to more than %u nodes (through aliases); expected a "
+                 "mesh spec of reasonable size",
+                 MG_YAML_MAX_EXPANDED);
+        l->failed = 1;
+        return 0;
+    }
+    if (l->n_slots == l->cap_slots) {
+        l->cap_slots = l->cap_slots ? 2 * l->cap_slots : 256;
+        l->slots = mg_yaml_realloc(l->slots, l->cap_slots, sizeof *l->slots);
+    }
+    l->slots[l->n_slots].node = node;
+    l->slots[l->n_slots].size = size;
+    l->n_slots++;
+    return 1;
+}
+
+static int mg_yaml_scalar(struct mg_yloader *l, const yaml_event_t *ev)
+{
+    struct mg_node *n;
+    struct mg_mark at = mg_yaml_mark(l, ev->start_mark);
+    const char *text = (const char *)ev->data.scalar.value;
+    size_t len = ev->data.scalar.length;
+
+    if (!mg_yaml_count_node(l, at))
+        return 0;
+    n = mg_yaml_new_node(l, MG_NODE_SCALAR, ev->start_mark, ev->data.scalar.tag);
+    /* A "\0" escape in a double-quoted scalar yields a NUL byte, which would
+     * silently cut every C string made from it. */
+    if (memchr(text, '\0', len)) {
+        mg_error(l->diags, "yaml-syntax", at,
+                 "found a NUL character in a scalar; expected text without NUL");
+        l->failed = 1;
+    }
+    n->value = mg_strndup(l->arena, text, len);
+    n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+    if (ev->data.scalar.anchor)
+        mg_yaml_anchor_set(l, mg_strdup(l->arena, (const char *)ev->data.scalar.anchor), n, 1);
+    return mg_yaml_add(l, n, 1);
+}
+
+static int mg_yaml_alias(struct mg_yloader *l, const yaml_event_t *ev)
+{
+    struct mg_mark at = mg_yaml_mark(l, ev->start_mark);
+    const char *name = (const char *)ev->data.alias.anchor;
+    const struct mg_yanchor *an = mg_yaml_anchor_get(l, name);
+    struct mg_node *n;
+
+    if (!mg_yaml_count_node(l, at))
+        return 0;
+    if (an)
+        return mg_yaml_add(l, an->node, an->size);
+    mg_error(l->diags, "yaml-syntax", at,
+             "found an alias to the unknown anchor '%s'; expected an anchor defined earlier "
+             "and outside the aliasing node",
+             name);
+    l->failed = 1;
+    /* A null placeholder keeps the mapping's keys and values paired. */
+    n = mg_yaml_new_node(l, MG_NODE_SCALAR, ev->start_mark, NULL);
+    n->value = "";
+    return mg_yaml_add(l, n, 1);
+}
+
+static int mg_yaml_start(struct mg_yloader *l, const yaml_event_t *ev)
+{
+    int is_map = ev->type == YAML_MAPPING_START_EVENT;
+    const yaml_char_t *tag = is_map ? ev->data.mapping_start.tag : ev->data.sequence_start.tag;
+    const yaml_char_t *anchor =
+        is_map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
+    struct mg_mark at = mg_yaml_mark(l, ev->start_mark);
+    struct mg_yframe *f;
+
+    if (l->depth == MG_YAML_MAX_DEPTH) {
+        mg_error(l->diags, "yaml-limits", at,
+                 "found nesting deeper than %d levels; expected a shallower document",
+                 MG_YAML_MAX_DEPTH);
+        l->failed = 1;
+        return 0;
+    }
+    if (!mg_yaml_count_node(l, at))
+        return 0;
+    f = &l->frames[l->depth++];
+    f->node = mg_yaml_new_node(l, is_map ? MG_NODE_MAP : MG_NODE_SEQ, ev->start_mark, tag);
+    f->anchor = anchor ? mg_strdup(l->arena, (const char *)anchor) : NULL;
+    f->first = l->n_slots;
+    f->size = 1;
+    return 1;
+}
+
+static int mg_yaml_end(struct mg_yloader *l)
+{
+    struct mg_yframe f = l->frames[--l->depth];
+    struct mg_node *n = f.node;
+    size_t count = l->n_slots - f.first, i;
+    /* Indexed from slots, which is still NULL before the first child. */
+    const struct mg_yslot *s = count ? &l->slots[f.first] : NULL;
+
+    if (n->kind == MG_NODE_MAP) {
+        /* libyaml always delivers a value for every key. */
+        n->n = count / 2;
+        n->keys = mg_alloc_array(l->arena, n->n, sizeof *n->keys);
+        n->items = mg_alloc_array(l->arena, n->n, sizeof *n->items);
+        for (i = 0; i < n->n; i++) {
+            n->keys[i] = s[2 * i].node;
+            n->items[i] = s[2 * i + 1].node;
+        }
+    } else {
+        n->n = count;
+        n->items = mg_alloc_array(l->arena, count, sizeof *n->items);
+        for (i = 0; i < count; i++)
+            n->items[i] = s[i].node;
+    }
+    l->n_slots = f.first;
+    if (f.anchor)
+        mg_yaml_anchor_set(l, f.anchor, n, f.size);
+    return mg_yaml_add(l, n, f.size);
+}
+
+/* Returns 0 when parsing must stop (an error, or the end of the stream). */
+static int mg_yaml_event(struct mg_yloader *l, const yaml_event_t *ev)
+{
+    switch (ev->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        if (l->n_documents++ > 0) {
+            mg_error(l->diags, "yaml-syntax", mg_yaml_mark(l, ev->start_mark),
+                     "found a second document; expected a single document");
+            l->failed = 1;
+            return 0;
+        }
+        return 1;
+    case YAML_SCALAR_EVENT: return mg_yaml_scalar(l, ev);
+    case YAML_ALIAS_EVENT: return mg_yaml_alias(l, ev);
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT: return mg_yaml_start(l, ev);
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT: return mg_yaml_end(l);
+    case YAML_STREAM_END_EVENT: return 0;
+    default: return 1;
+    }
+}
+
+static int mg_yaml_is_empty(const struct mg_node *n)
+{
+    return n->kind == MG_NODE_SCALAR && !n->quoted && !n->tag && n->value[0] == '\0';
+}
+
+struct mg_node *mg_yaml_parse(struct mg_arena *a, struct mg_diags *d, const char *file,
+                              const char *buf, size_t len)
+{
+    struct mg_yloader l;
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    size_t n_events = 0;
+    int more = 1;
+
+    memset(&l, 0, sizeof l);
+    l.arena = a;
+    l.diags = d;
+    l.file = mg_strdup(a, file);
+    /* libyaml asserts on a NULL input, even of length 0. */
+    l.buf = buf ? buf : "";
+    l.len = buf ? len : 0;
+
+    if (!yaml_parser_initialize(&parser)) {
+        mg_error(d, "yaml-syntax", mg_yaml_offset_mark(&l, 0),
+                 "libyaml could not be initialised (out of memory)");
+        return NULL;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)l.buf, l.len);
+    while (more) {
+        if (!yaml_parser_parse(&parser, &ev)) {
+            mg_yaml_syntax_error(&l, &parser);
+            break;
+        }
+        if (++n_events > MG_YAML_MAX_EVENTS) {
+            mg_error(d, "yaml-limits", mg_yaml_mark(&l, ev.start_mark),
+                     "the document has more than %u YAML events; expected a mesh spec of "
+                     "reasonable size",
+                     MG_YAML_MAX_EVENTS);
+            l.failed = 1;
+            more = 0;
+        } else {
+            more = mg_yaml_event(&l, &ev);
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    free(l.slots);
+    free(l.anchors);
+
+    if (l.failed)
+        return NULL;
+    if (!l.root || mg_yaml_is_empty(l.root)) {
+        struct mg_mark whole = {l.file, 0, 0};
+        mg_error(d, "yaml-syntax", whole, "the file is empty; expected a mesh spec");
+        return NULL;
+    }
+    return l.root;
+}

@@ -1,0 +1,372 @@
+/*
+ * meshgen runtime: placement questions answered from the static tables that
+ * `meshgen generate` emits.
+ *
+ * This header is the whole public API of the runtime library. The data
+ * structures below are filled in by generated code (never by hand); the
+ * functions read them and never allocate, keep no global state and are safe
+ * to call from any thread, because all the data is const.
+ *
+ * The lookups need nothing but libc. Binding and verification (meshgen_bind,
+ * meshgen_verify) are the only calls that use hwloc, and they live in the
+ * separate meshgen::placement library so a program that only looks things
+ * up does not link hwloc.
+ */
+#ifndef MESHGEN_MESHGEN_H
+#define MESHGEN_MESHGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Versions. Generated files check these at compile time in both directions
+ * (protobuf-c style): a file from a generator newer than this header, or older
+ * than the oldest generator this header accepts, fails with #error. The ABI
+ * word is also stored in the tables and checked at run time by
+ * meshgen_mesh_check().
+ */
+#define MESHGEN_VERSION_MAJOR 0
+#define MESHGEN_VERSION_MINOR 1
+#define MESHGEN_VERSION_PATCH 0
+#define MESHGEN_VERSION_STRING "0.1.0"
+#define MESHGEN_VERSION_NUMBER                                                \
+    (MESHGEN_VERSION_MAJOR * 10000 + MESHGEN_VERSION_MINOR * 100 +            \
+     MESHGEN_VERSION_PATCH)
+/* The oldest generator whose output this runtime can read. */
+#define MESHGEN_MIN_GENERATOR_VERSION 100
+
+/* "MSHG" in ASCII: the first word of every generated mesh. */
+#define MESHGEN_MAGIC 0x4753484Du
+/* Bumped whenever the layout of the structures below changes. */
+#define MESHGEN_ABI 1
+
+/* Limits shared by the generator and the runtime. */
+#define MESHGEN_MAX_AXES 16
+#define MESHGEN_MAX_DIMS 16
+#define MESHGEN_MAX_NAME 31
+
+/*
+ * Error codes: every function returns 0 (or a count) on success and one of
+ * these, negative, on failure. meshgen_strerror() describes them.
+ *
+ * Every function that takes a mesh first returns MESHGEN_ERR_NULL for a NULL
+ * mesh, MESHGEN_ERR_MAGIC / MESHGEN_ERR_ABI for a wrong magic or ABI word and
+ * MESHGEN_ERR_CORRUPT when the axis count is out of range; those cheap checks
+ * are not repeated in each description below. The deeper consistency of the
+ * tables is meshgen_mesh_check()'s job.
+ *
+ * Functions that fill a caller's array (members, devices) follow one rule:
+ * the caller owns the array of cap entries; a NULL array with cap 0 writes
+ * nothing and returns the count, so callers can size a buffer; a NULL array
+ * with cap > 0 is MESHGEN_ERR_NULL, a negative cap MESHGEN_ERR_RANGE, and a
+ * result longer than cap MESHGEN_ERR_NO_SPACE with nothing written.
+ */
+enum meshgen_error {
+    MESHGEN_OK = 0,
+    MESHGEN_ERR_NULL = -1,        /* a required pointer argument was NULL */
+    MESHGEN_ERR_MAGIC = -2,       /* not a meshgen mesh (bad magic word) */
+    MESHGEN_ERR_ABI = -3,         /* tables from an incompatible generator */
+    MESHGEN_ERR_CORRUPT = -4,     /* tables fail the consistency check */
+    MESHGEN_ERR_RANGE = -5,       /* a coordinate, index or id out of range */
+    MESHGEN_ERR_NO_AXIS = -6,     /* no axis of that name */
+    MESHGEN_ERR_NO_SPACE = -7,    /* the caller's buffer is too small */
+    MESHGEN_ERR_INDIVISIBLE = -8, /* an array dimension not divisible by its shards */
+    MESHGEN_ERR_NOT_IN_MESH = -9, /* the device exists but is not used by the mesh */
+    MESHGEN_ERR_NO_MPMD = -10,    /* the mesh has no MPMD axis */
+    MESHGEN_ERR_NO_ENV = -11,     /* no launcher variable names this process */
+    MESHGEN_ERR_BAD_ENV = -12,    /* a launcher variable is not a valid number */
+    MESHGEN_ERR_NO_SHARDING = -13, /* no sharding of that name or index */
+    MESHGEN_ERR_UNSUPPORTED = -14, /* not available in this build or on this system */
+    MESHGEN_ERR_SYSTEM = -15,     /* the operating system or hwloc refused */
+    MESHGEN_ERR_MISMATCH = -16    /* this machine differs from the compiled inventory */
+};
+
+/* What a mesh position is: a GPU, or a CPU object of some level. */
+enum meshgen_device_kind {
+    MESHGEN_KIND_GPU = 0,
+    MESHGEN_KIND_CORE = 1,
+    MESHGEN_KIND_NUMA = 2,
+    MESHGEN_KIND_PACKAGE = 3,
+    MESHGEN_KIND_PU = 4
+};
+
+/* jax.sharding.AxisType. */
+enum meshgen_axis_type {
+    MESHGEN_AXIS_AUTO = 0,
+    MESHGEN_AXIS_EXPLICIT = 1,
+    MESHGEN_AXIS_MANUAL = 2
+};
+
+/* How processes map to devices: one per host (JAX) or one per device (MPI, torchrun). */
+enum meshgen_process_mode {
+    MESHGEN_PROCESSES_HOST = 0,
+    MESHGEN_PROCESSES_DEVICE = 1
+};
+
+/* One named axis. size = ici * dcn; DCN is the outer factor. */
+struct meshgen_axis {
+    const char *name;
+    int32_t size;
+    int32_t ici;
+    int32_t dcn;
+    int32_t type; /* enum meshgen_axis_type */
+};
+
+/* What is known of one device of a host. Strings are "" when unknown. */
+struct meshgen_device_info {
+    int32_t kind;       /* enum meshgen_device_kind */
+    int32_t os_index;   /* hwloc OS index of a CPU object, -1 for GPUs */
+    int32_t numa;       /* OS index of its NUMA node, -1 when unknown */
+    const char *pci;    /* normalised "dddd:bb:dd.f" */
+    const char *vendor;
+    const char *model;
+    const char *uuid;
+    const char *cpuset; /* local CPUs as a cpulist, e.g. "0-3,8-11" */
+};
+
+/*
+ * Hosts that share a topology share one template: a cluster of a thousand
+ * identical hosts stores its device descriptions once.
+ */
+struct meshgen_host_template {
+    int32_t n_devices;
+    const struct meshgen_device_info *devices;
+};
+
+/* One host. Its devices have ids first_device .. first_device + n_devices - 1. */
+struct meshgen_host {
+    const char *name;
+    const char *slice;  /* granule key when granules are slices, else "" */
+    int32_t granule;    /* index of its granule in DCN order */
+    int32_t template_index;
+    int32_t first_device;
+    int32_t n_devices;
+};
+
+/* One process: a contiguous run of the process_devices array. */
+struct meshgen_process {
+    int32_t host;
+    int32_t first;   /* index into meshgen_mesh.process_devices */
+    int32_t count;
+};
+
+/* One array dimension of a sharding: the mesh axes it is split over, most
+ * significant first. */
+struct meshgen_sharding_dim {
+    int32_t n_axes;
+    int32_t axes[MESHGEN_MAX_AXES];
+    int64_t shards;      /* product of the sizes of those axes */
+    int64_t global_size; /* 0 when the spec gives no shape */
+    int64_t local_size;  /* global_size / shards, 0 when no shape */
+};
+
+/* A named PartitionSpec. */
+struct meshgen_sharding {
+    const char *name;
+    int32_t n_dims;
+    int32_t has_shape;
+    const struct meshgen_sharding_dim *dims;
+};
+
+/*
+ * A resolved mesh. Device ids number every device of the mesh's kind in
+ * inventory order (hosts in inventory order, devices in host order); the mesh
+ * uses n_devices of them (all unless the spec says `devices: N`).
+ */
+struct meshgen_mesh {
+    uint32_t magic; /* MESHGEN_MAGIC */
+    uint32_t abi;   /* MESHGEN_ABI */
+    const char *name;
+    const char *generator_version;
+    const char *digest; /* "sha256:<hex>" of the normalised spec and inventory */
+
+    int32_t n_axes;
+    const struct meshgen_axis *axes;
+    int32_t device_kind;  /* enum meshgen_device_kind */
+    int32_t n_devices;    /* positions in the mesh: the product of the axis sizes */
+    int32_t n_inventory_devices;
+
+    int32_t n_templates;
+    const struct meshgen_host_template *templates;
+    int32_t n_hosts;
+    const struct meshgen_host *hosts;
+    int32_t n_granules;
+
+    const int32_t *mesh_devices; /* flat mesh index -> device id, n_devices entries */
+    const int32_t *device_index; /* device id -> flat mesh index or -1, n_inventory_devices */
+
+    int32_t process_mode; /* enum meshgen_process_mode */
+    int32_t n_processes;
+    const struct meshgen_process *processes;
+    int32_t n_process_devices; /* entries of process_devices */
+    const int32_t *process_devices;
+
+    int32_t mpmd_axis; /* index of the MPMD axis, -1 when none */
+
+    int32_t n_shardings;
+    const struct meshgen_sharding *shardings;
+};
+
+/** Describes an error code (a generic text for unknown codes); never NULL.
+ * The string is static: the caller must not free or modify it. */
+const char *meshgen_strerror(int err);
+
+/** The runtime's version string, e.g. "0.1.0" (static, MESHGEN_VERSION_STRING
+ * of the header it was built with), to compare with the header at start-up. */
+const char *meshgen_version(void);
+
+/**
+ * Checks the magic word, the ABI word and the internal consistency of a mesh:
+ * sizes, that the flat table is a bijection onto the devices it names, hosts
+ * and processes in range. Returns 0 or MESHGEN_ERR_NULL / _MAGIC / _ABI /
+ * _CORRUPT. Reads only within the counts the mesh states; uses no memory but
+ * a few locals. Call once at start-up; the other functions trust a checked
+ * mesh.
+ */
+int meshgen_mesh_check(const struct meshgen_mesh *mesh);
+
+/** Index of the axis called name (a NUL-terminated string the caller owns),
+ * MESHGEN_ERR_NULL when name is NULL, or MESHGEN_ERR_NO_AXIS. */
+int meshgen_axis_index(const struct meshgen_mesh *mesh, const char *name);
+
+/** Size of axis `axis` (an index), or MESHGEN_ERR_RANGE. */
+int meshgen_axis_size(const struct meshgen_mesh *mesh, int axis);
+
+/**
+ * The device id at mesh coordinates coords[0..n_axes-1] (outermost first; the
+ * caller's array, only read), MESHGEN_ERR_NULL when coords is NULL, or
+ * MESHGEN_ERR_RANGE when a coordinate is out of range.
+ */
+int meshgen_device_at(const struct meshgen_mesh *mesh, const int32_t *coords);
+
+/**
+ * Writes the mesh coordinates of device id `device` into coords[0..n_axes-1]
+ * (the caller's array of at least n_axes entries). Returns 0,
+ * MESHGEN_ERR_NULL, MESHGEN_ERR_RANGE (no such device) or
+ * MESHGEN_ERR_NOT_IN_MESH; coords is untouched on error.
+ */
+int meshgen_coords_of(const struct meshgen_mesh *mesh, int device, int32_t *coords);
+
+/** The host index of device id `device`, or MESHGEN_ERR_RANGE. */
+int meshgen_device_host(const struct meshgen_mesh *mesh, int device);
+
+/**
+ * What is known of device id `device` (PCI bus id, model, NUMA node, cpuset),
+ * or NULL when the mesh is unusable or the id is out of range. The pointer is
+ * into the const tables: the caller must not free it.
+ */
+const struct meshgen_device_info *meshgen_device_info(const struct meshgen_mesh *mesh,
+                                                      int device);
+
+/* ---- groups (DeviceMesh.get_group, MPI_Cart_sub) ------------------------------ */
+
+/**
+ * The bit mask of the axes named in a comma-separated list, e.g. "dp,tp"
+ * (exact names, no spaces). "" gives 0. Returns the mask (>= 0),
+ * MESHGEN_ERR_NULL, or MESHGEN_ERR_NO_AXIS when a name is unknown or empty.
+ */
+int meshgen_axes_mask(const struct meshgen_mesh *mesh, const char *names);
+
+/**
+ * The group of `device` along the axes in axes_mask (bit i = axis i): the
+ * devices whose coordinates equal the device's on every other axis, in mesh
+ * order. An empty mask gives the device alone. Writes the ids to members
+ * (the caller's array of cap entries; see the array rule above) and returns
+ * the group size, or MESHGEN_ERR_RANGE (no such device, or mask bits at or
+ * beyond n_axes), MESHGEN_ERR_NOT_IN_MESH, MESHGEN_ERR_NO_SPACE,
+ * MESHGEN_ERR_NULL.
+ */
+int meshgen_group(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask,
+                  int32_t *members, int cap);
+
+/**
+ * The number of the device's group along axes_mask: groups are numbered in
+ * row-major order of the remaining axes, so the number can be used as an
+ * MPI_Comm_split colour. When rank is not NULL it receives the device's
+ * position inside its group (usable as the split key). Errors as for
+ * meshgen_group(); *rank is untouched on error.
+ */
+int meshgen_group_index(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask,
+                        int32_t *rank);
+
+/** How many groups there are along axes_mask (product of the other axes'
+ * sizes), or MESHGEN_ERR_RANGE for mask bits at or beyond n_axes. */
+int meshgen_group_count(const struct meshgen_mesh *mesh, uint32_t axes_mask);
+
+/* ---- MPMD stages (jaxpp MpmdMesh) ---------------------------------------------- */
+
+/** The number of stages: the size of the MPMD axis, or 1 when there is none. */
+int meshgen_stage_count(const struct meshgen_mesh *mesh);
+
+/** The stage of a device (its coordinate on the MPMD axis); 0 when no MPMD
+ * axis. MESHGEN_ERR_RANGE or MESHGEN_ERR_NOT_IN_MESH for a bad device. */
+int meshgen_stage_of(const struct meshgen_mesh *mesh, int device);
+
+/**
+ * The devices of stage `stage` in mesh order (the sub-mesh that keeps the
+ * MPMD axis with size 1; the whole mesh as stage 0 when there is no MPMD
+ * axis), written to devices (the caller's array of cap entries; see the
+ * array rule above). Returns the count, or MESHGEN_ERR_RANGE (no such
+ * stage), MESHGEN_ERR_NO_SPACE, MESHGEN_ERR_NULL.
+ */
+int meshgen_stage_devices(const struct meshgen_mesh *mesh, int stage, int32_t *devices, int cap);
+
+/* ---- shardings (PartitionSpec, NamedSharding.devices_indices_map) -------------- */
+
+/** Index of the sharding called name (the caller's string), MESHGEN_ERR_NULL
+ * when name is NULL, or MESHGEN_ERR_NO_SHARDING. */
+int meshgen_sharding_index(const struct meshgen_mesh *mesh, const char *name);
+
+/**
+ * The slice of a global array that `device` holds under sharding `sharding`
+ * (an index). global_shape has n_dims entries (n_dims >= the sharding's
+ * dimensions; the dimensions past the spec are replicated); NULL uses the
+ * shape given in the spec, and then n_dims must equal the sharding's n_dims.
+ * Writes start[] and size[] (the caller's arrays of n_dims entries each; they
+ * may be NULL only when n_dims is 0) and, when replica_id is not NULL, the
+ * number of earlier devices (flat order) that hold the same slice. Returns 0,
+ * MESHGEN_ERR_NO_SHARDING (no such index), MESHGEN_ERR_NULL,
+ * MESHGEN_ERR_INDIVISIBLE when a dimension is not divisible by its shard
+ * count, MESHGEN_ERR_NOT_IN_MESH, or MESHGEN_ERR_RANGE (a bad device, a
+ * negative dimension, too few dimensions, or no shape to use). Nothing is
+ * written on error.
+ */
+int meshgen_shard(const struct meshgen_mesh *mesh, int sharding, const int64_t *global_shape,
+                  int n_dims, int device, int64_t *start, int64_t *size, int32_t *replica_id);
+
+/* ---- processes ------------------------------------------------------------------ */
+
+/**
+ * The calling process's index, from its launcher's environment: an explicit
+ * MESHGEN_PROCESS first, then Open MPI (OMPI_COMM_WORLD_RANK), Slurm
+ * (SLURM_PROCID) and torchrun (RANK). The first variable that is set decides;
+ * its value must be plain decimal digits (no sign, no spaces). Returns 0 and
+ * sets *process, or MESHGEN_ERR_NULL, MESHGEN_ERR_NO_ENV (none set),
+ * MESHGEN_ERR_BAD_ENV (not a number, or too large) or MESHGEN_ERR_RANGE (not
+ * below the mesh's process count). Reads the environment with getenv(), so
+ * it must not race with setenv() in another thread.
+ */
+int meshgen_process_from_env(const struct meshgen_mesh *mesh, int32_t *process);
+
+/**
+ * The devices of process `process` (ids, ascending), written to devices (the
+ * caller's array of cap entries; see the array rule above). Returns the
+ * count, or MESHGEN_ERR_RANGE (no such process), MESHGEN_ERR_NO_SPACE,
+ * MESHGEN_ERR_NULL.
+ */
+int meshgen_process_devices(const struct meshgen_mesh *mesh, int process, int32_t *devices,
+                            int cap);
+
+/** The process that owns device id `device`, MESHGEN_ERR_RANGE (no such
+ * device) or MESHGEN_ERR_NOT_IN_MESH (no process holds it). */
+int meshgen_process_of(const struct meshgen_mesh *mesh, int device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MESHGEN_MESHGEN_H */

@@ -1,0 +1,861 @@
+/*
+ * meshgen runtime: the lookups declared in <meshgen/meshgen.h>, answered from
+ * the const tables that generated code provides.
+ *
+ * Everything here is arithmetic over those tables: no allocation, no global
+ * mutable state, no I/O. The only libc calls are string comparisons and
+ * getenv(). This file knows nothing of YAML, hwloc or how the tables were
+ * produced; binding and verification live in the placement library.
+ *
+ * meshgen_mesh_check() establishes the invariants the other functions rely
+ * on. Those functions still validate every argument against the counts the
+ * mesh states, and cheaply guard the few table values that index a local
+ * buffer or divide, so that even an unchecked mesh cannot make them write out
+ * of bounds or trap.
+ */
+#include <meshgen/meshgen.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The mask of every axis of a mesh with n axes (n <= MESHGEN_MAX_AXES < 32). */
+#define ALL_AXES(n) ((uint32_t)((1u << (n)) - 1u))
+
+/* ---- errors and version ---------------------------------------------------- */
+
+/* Indexed by the negated code, so the order must follow enum meshgen_error. */
+static const char *const error_text[] = {
+    "success",
+    "a required pointer argument is NULL",
+    "not a meshgen mesh (bad magic word)",
+    "mesh tables from an incompatible generator (ABI mismatch)",
+    "mesh tables are inconsistent",
+    "coordinate, index or id out of range",
+    "no axis of that name",
+    "buffer too small for the result",
+    "array dimension not divisible by its shard count",
+    "device is not used by the mesh",
+    "mesh has no MPMD axis",
+    "no launcher environment variable names this process",
+    "launcher environment variable is not a valid process index",
+    "no sharding of that name or index",
+    "not supported in this build or on this system",
+    "the operating system or hwloc refused",
+    "this machine differs from the compiled inventory",
+};
+_Static_assert(sizeof error_text / sizeof error_text[0] == 1 - MESHGEN_ERR_MISMATCH,
+               "error_text must describe every enum meshgen_error code");
+
+const char *meshgen_strerror(int err)
+{
+    /* Compare before negating so that INT_MIN cannot overflow. */
+    if (err > 0 || err <= -(int)(sizeof error_text / sizeof error_text[0]))
+        return "unknown meshgen error code";
+    return error_text[-err];
+}
+
+const char *meshgen_version(void) { return MESHGEN_VERSION_STRING; }
+
+/* ---- shared helpers ---------------------------------------------------------- */
+
+/*
+ * The checks every entry point makes before touching a mesh. They are O(1)
+ * and cover what would otherwise let a bad mesh overrun the fixed-size
+ * coordinate buffers below (an axis count above MESHGEN_MAX_AXES).
+ */
+static int mesh_usable(const struct meshgen_mesh *mesh)
+{
+    if (mesh == NULL)
+        return MESHGEN_ERR_NULL;
+    if (mesh->magic != MESHGEN_MAGIC)
+        return MESHGEN_ERR_MAGIC;
+    if (mesh->abi != MESHGEN_ABI)
+        return MESHGEN_ERR_ABI;
+    if (mesh->n_axes < 1 || mesh->n_axes > MESHGEN_MAX_AXES || mesh->axes == NULL)
+        return MESHGEN_ERR_CORRUPT;
+    return MESHGEN_OK;
+}
+
+/* The flat mesh index of a device id, or RANGE / NOT_IN_MESH / CORRUPT. */
+static int flat_of(const struct meshgen_mesh *mesh, int device, int32_t *flat)
+{
+    int32_t f;
+
+    if (device < 0 || device >= mesh->n_inventory_devices)
+        return MESHGEN_ERR_RANGE;
+    f = mesh->device_index[device];
+    if (f < 0)
+        return MESHGEN_ERR_NOT_IN_MESH;
+    /* Guarded because a flat index past the mesh would give coordinates
+     * outside it, which the group and stage listings then look up. */
+    if (f >= mesh->n_devices)
+        return MESHGEN_ERR_CORRUPT;
+    *flat = f;
+    return MESHGEN_OK;
+}
+
+/* Mixed radix of a flat index over the axis sizes, last axis fastest. */
+static void coords_from_flat(const struct meshgen_mesh *mesh, int32_t flat, int32_t *coords)
+{
+    int i;
+
+    for (i = mesh->n_axes - 1; i >= 0; i--) {
+        coords[i] = flat % mesh->axes[i].size;
+        flat /= mesh->axes[i].size;
+    }
+}
+
+/* The coordinates of a device id, or RANGE / NOT_IN_MESH / CORRUPT. */
+static int device_coords(const struct meshgen_mesh *mesh, int device, int32_t *coords)
+{
+    int32_t flat;
+    int rc = flat_of(mesh, device, &flat);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    coords_from_flat(mesh, flat, coords);
+    return MESHGEN_OK;
+}
+
+/*
+ * The row-major index of coords over the axes in mask (the first selected
+ * axis most significant). With every axis selected this is the flat mesh
+ * index; over a subset it is a group number, a rank or a replica id.
+ */
+static int32_t index_over(const struct meshgen_mesh *mesh, const int32_t *coords, uint32_t mask)
+{
+    int64_t index = 0;
+    int i;
+
+    for (i = 0; i < mesh->n_axes; i++)
+        if (mask & (1u << i))
+            index = index * mesh->axes[i].size + coords[i];
+    return (int32_t)index;
+}
+
+/* The product of the sizes of the axes in mask: the count of index_over(). */
+static int32_t count_over(const struct meshgen_mesh *mesh, uint32_t mask)
+{
+    int64_t count = 1;
+    int i;
+
+    for (i = 0; i < mesh->n_axes; i++)
+        if (mask & (1u << i))
+            count *= mesh->axes[i].size;
+    return (int32_t)count;
+}
+
+/*
+ * The cap rule shared by every function that fills a caller's array. Returns
+ * 1 when the result should be written, 0 for a sizing query (NULL with cap
+ * 0), or an error. A result is never truncated, because a partial list of
+ * devices is never what a caller wants.
+ */
+static int output_wanted(const int32_t *out, int cap, int32_t need)
+{
+    if (cap < 0)
+        return MESHGEN_ERR_RANGE;
+    if (out == NULL)
+        return cap == 0 ? 0 : MESHGEN_ERR_NULL;
+    if (need > cap)
+        return MESHGEN_ERR_NO_SPACE;
+    return 1;
+}
+
+/*
+ * Writes, in mesh order, the count devices whose coordinates equal coords[]
+ * outside the axes in vary (count being the product of the varying sizes).
+ * Walking the varying coordinates in row-major order walks the flat index
+ * upwards, because the fixed axes keep their positions. The varying entries
+ * of coords are overwritten.
+ */
+static void list_devices(const struct meshgen_mesh *mesh, int32_t *coords, uint32_t vary,
+                         int32_t count, int32_t *out)
+{
+    int32_t n;
+    int i;
+
+    for (n = 0; n < count; n++) {
+        int32_t rest = n;
+
+        for (i = mesh->n_axes - 1; i >= 0; i--) {
+            if (vary & (1u << i)) {
+                coords[i] = rest % mesh->axes[i].size;
+                rest /= mesh->axes[i].size;
+            }
+        }
+        out[n] = mesh->mesh_devices[index_over(mesh, coords, ALL_AXES(mesh->n_axes))];
+    }
+}
+
+/* Whether a process's run lies inside process_devices. Checked by
+ * meshgen_mesh_check and guarded again wherever the run is copied or scanned. */
+static int process_run_ok(const struct meshgen_mesh *mesh, const struct meshgen_process *proc)
+{
+    return proc->first >= 0 && proc->count >= 0 &&
+           (int64_t)proc->first + proc->count <= mesh->n_process_devices;
+}
+
+/* ---- the consistency check ------------------------------------------------------ */
+
+static int axes_consistent(const struct meshgen_mesh *mesh)
+{
+    int64_t product = 1;
+    int i, j;
+
+    for (i = 0; i < mesh->n_axes; i++) {
+        const struct meshgen_axis *a = &mesh->axes[i];
+
+        if (a->name == NULL || a->name[0] == '\0')
+            return 0;
+        for (j = 0; j < i; j++)
+            if (strcmp(mesh->axes[j].name, a->name) == 0)
+                return 0;
+        if (a->size < 1 || a->ici < 1 || a->dcn < 1 || (int64_t)a->ici * a->dcn != a->size)
+            return 0;
+        if (a->type < MESHGEN_AXIS_AUTO || a->type > MESHGEN_AXIS_MANUAL)
+            return 0;
+        /* Sizes are >= 1, so checking after each step keeps the product in
+         * 64 bits: it never exceeds INT32_MAX before the next multiply. */
+        product *= a->size;
+        if (product > INT32_MAX)
+            return 0;
+    }
+    if (product != mesh->n_devices)
+        return 0;
+    return mesh->mpmd_axis >= -1 && mesh->mpmd_axis < mesh->n_axes;
+}
+
+/*
+ * mesh_devices and device_index are inverse bijections between flat indices
+ * and the mesh's device ids. The first loop proves mesh_devices injective (two
+ * positions with one device would need two values of device_index), which
+ * also proves n_devices <= n_inventory_devices.
+ */
+static int devices_consistent(const struct meshgen_mesh *mesh)
+{
+    int32_t f, d;
+
+    if (mesh->mesh_devices == NULL || mesh->device_index == NULL)
+        return 0;
+    if (mesh->device_kind < MESHGEN_KIND_GPU || mesh->device_kind > MESHGEN_KIND_PU)
+        return 0;
+    for (f = 0; f < mesh->n_devices; f++) {
+        d = mesh->mesh_devices[f];
+        if (d < 0 || d >= mesh->n_inventory_devices || mesh->device_index[d] != f)
+            return 0;
+    }
+    for (d = 0; d < mesh->n_inventory_devices; d++) {
+        f = mesh->device_index[d];
+        if (f != -1 && (f < 0 || f >= mesh->n_devices || mesh->mesh_devices[f] != d))
+            return 0;
+    }
+    return 1;
+}
+
+static int device_info_consistent(const struct meshgen_device_info *info)
+{
+    return info->pci != NULL && info->vendor != NULL && info->model != NULL &&
+           info->uuid != NULL && info->cpuset != NULL;
+}
+
+/* Hosts number the device ids contiguously, in order, each through a template
+ * of the same size; this is what lets meshgen_device_host() binary-search. */
+static int hosts_consistent(const struct meshgen_mesh *mesh)
+{
+    int64_t next = 0;
+    int32_t h, t, i;
+
+    if (mesh->n_hosts < 1 || mesh->hosts == NULL || mesh->n_templates < 1 ||
+        mesh->templates == NULL)
+        return 0;
+    for (t = 0; t < mesh->n_templates; t++) {
+        const struct meshgen_host_template *tp = &mesh->templates[t];
+
+        if (tp->n_devices < 0 || (tp->n_devices > 0 && tp->devices == NULL))
+            return 0;
+        for (i = 0; i < tp->n_devices; i++)
+            if (!device_info_consistent(&tp->devices[i]))
+                return 0;
+    }
+    for (h = 0; h < mesh->n_hosts; h++) {
+        const struct meshgen_host *host = &mesh->hosts[h];
+
+        if (host->name == NULL || host->slice == NULL)
+            return 0;
+        if (host->template_index < 0 || host->template_index >= mesh->n_templates)
+            return 0;
+        if (host->n_devices < 0 || host->first_device != next ||
+            mesh->templates[host->template_index].n_devices != host->n_devices)
+            return 0;
+        next += host->n_devices;
+    }
+    return next == mesh->n_inventory_devices;
+}
+
+/* Each process lists devices of its own host, ascending, inside the
+ * process_devices array. */
+static int processes_consistent(const struct meshgen_mesh *mesh)
+{
+    int32_t p, i;
+
+    if (mesh->process_mode != MESHGEN_PROCESSES_HOST &&
+        mesh->process_mode != MESHGEN_PROCESSES_DEVICE)
+        return 0;
+    if (mesh->n_processes < 0 || (mesh->n_processes > 0 && mesh->processes == NULL))
+        return 0;
+    if (mesh->n_process_devices < 0 ||
+        (mesh->n_process_devices > 0 && mesh->process_devices == NULL))
+        return 0;
+    for (p = 0; p < mesh->n_processes; p++) {
+        const struct meshgen_process *proc = &mesh->processes[p];
+        const struct meshgen_host *host;
+
+        if (proc->host < 0 || proc->host >= mesh->n_hosts || !process_run_ok(mesh, proc))
+            return 0;
+        host = &mesh->hosts[proc->host];
+        for (i = 0; i < proc->count; i++) {
+            int32_t d = mesh->process_devices[proc->first + i];
+
+            if (d < host->first_device || d - host->first_device >= host->n_devices)
+                return 0;
+            if (i > 0 && d <= mesh->process_devices[proc->first + i - 1])
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* One sharding: each axis used at most once across all its dimensions, never
+ * the MPMD axis (DESIGN §1), shard counts the products of the axis sizes and,
+ * with a shape, divisible shapes. */
+static int sharding_consistent(const struct meshgen_mesh *mesh, const struct meshgen_sharding *s)
+{
+    uint32_t used = 0;
+    int32_t d, k;
+
+    if (s->name == NULL || s->name[0] == '\0')
+        return 0;
+    if (s->n_dims < 0 || s->n_dims > MESHGEN_MAX_DIMS || (s->n_dims > 0 && s->dims == NULL))
+        return 0;
+    if (s->has_shape != 0 && s->has_shape != 1)
+        return 0;
+    for (d = 0; d < s->n_dims; d++) {
+        const struct meshgen_sharding_dim *dim = &s->dims[d];
+        int64_t shards = 1;
+
+        if (dim->n_axes < 0 || dim->n_axes > MESHGEN_MAX_AXES)
+            return 0;
+        for (k = 0; k < dim->n_axes; k++) {
+            int32_t a = dim->axes[k];
+
+            if (a < 0 || a >= mesh->n_axes || (used & (1u << a)) || a == mesh->mpmd_axis)
+                return 0;
+            used |= 1u << a;
+            shards *= mesh->axes[a].size;
+        }
+        if (dim->shards != shards)
+            return 0;
+        if (s->has_shape) {
+            if (dim->global_size < 0 || dim->global_size % shards != 0 ||
+                dim->local_size != dim->global_size / shards)
+                return 0;
+        } else if (dim->global_size != 0 || dim->local_size != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int shardings_consistent(const struct meshgen_mesh *mesh)
+{
+    int32_t i, j;
+
+    if (mesh->n_shardings < 0 || (mesh->n_shardings > 0 && mesh->shardings == NULL))
+        return 0;
+    for (i = 0; i < mesh->n_shardings; i++) {
+        if (!sharding_consistent(mesh, &mesh->shardings[i]))
+            return 0;
+        for (j = 0; j < i; j++)
+            if (strcmp(mesh->shardings[j].name, mesh->shardings[i].name) == 0)
+                return 0;
+    }
+    return 1;
+}
+
+int meshgen_mesh_check(const struct meshgen_mesh *mesh)
+{
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    /* The order matters: each step relies on what the earlier ones proved
+     * (devices on n_devices, processes on hosts, shardings on axes). */
+    if (!axes_consistent(mesh) || !devices_consistent(mesh) || !hosts_consistent(mesh) ||
+        !processes_consistent(mesh) || !shardings_consistent(mesh))
+        return MESHGEN_ERR_CORRUPT;
+    return MESHGEN_OK;
+}
+
+/* ---- axes, coordinates and devices ---------------------------------------------- */
+
+int meshgen_axis_index(const struct meshgen_mesh *mesh, const char *name)
+{
+    int rc = mesh_usable(mesh);
+    int i;
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (name == NULL)
+        return MESHGEN_ERR_NULL;
+    for (i = 0; i < mesh->n_axes; i++)
+        if (strcmp(mesh->axes[i].name, name) == 0)
+            return i;
+    return MESHGEN_ERR_NO_AXIS;
+}
+
+int meshgen_axis_size(const struct meshgen_mesh *mesh, int axis)
+{
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (axis < 0 || axis >= mesh->n_axes)
+        return MESHGEN_ERR_RANGE;
+    return mesh->axes[axis].size;
+}
+
+int meshgen_device_at(const struct meshgen_mesh *mesh, const int32_t *coords)
+{
+    int rc = mesh_usable(mesh);
+    int i;
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (coords == NULL)
+        return MESHGEN_ERR_NULL;
+    for (i = 0; i < mesh->n_axes; i++)
+        if (coords[i] < 0 || coords[i] >= mesh->axes[i].size)
+            return MESHGEN_ERR_RANGE;
+    return mesh->mesh_devices[index_over(mesh, coords, ALL_AXES(mesh->n_axes))];
+}
+
+int meshgen_coords_of(const struct meshgen_mesh *mesh, int device, int32_t *coords)
+{
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (coords == NULL)
+        return MESHGEN_ERR_NULL;
+    return device_coords(mesh, device, coords);
+}
+
+/*
+ * The host of a device id: the last host whose first device is <= the id.
+ * A host with no devices starts where the next one starts, so taking the last
+ * of a run of equal starts skips empty hosts.
+ */
+int meshgen_device_host(const struct meshgen_mesh *mesh, int device)
+{
+    int rc = mesh_usable(mesh);
+    int32_t lo = 0, hi;
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (device < 0 || device >= mesh->n_inventory_devices)
+        return MESHGEN_ERR_RANGE;
+    if (mesh->n_hosts < 1 || mesh->hosts == NULL)
+        return MESHGEN_ERR_CORRUPT;
+    hi = mesh->n_hosts;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+
+        if (mesh->hosts[mid].first_device <= device)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* lo is 0 only when host 0 starts past the id: a mesh that failed its
+     * check, reported rather than indexed with -1. */
+    return lo > 0 ? lo - 1 : MESHGEN_ERR_CORRUPT;
+}
+
+const struct meshgen_device_info *meshgen_device_info(const struct meshgen_mesh *mesh,
+                                                      int device)
+{
+    const struct meshgen_host *host;
+    const struct meshgen_host_template *tp;
+    int h = meshgen_device_host(mesh, device);
+
+    if (h < 0)
+        return NULL;
+    host = &mesh->hosts[h];
+    /* Guarded like the other table-derived indices: NULL beats a wild read. */
+    if (host->template_index < 0 || host->template_index >= mesh->n_templates ||
+        mesh->templates == NULL)
+        return NULL;
+    tp = &mesh->templates[host->template_index];
+    if (device - host->first_device >= tp->n_devices)
+        return NULL;
+    return &tp->devices[device - host->first_device];
+}
+
+/* ---- groups ---------------------------------------------------------------------- */
+
+int meshgen_axes_mask(const struct meshgen_mesh *mesh, const char *names)
+{
+    int rc = mesh_usable(mesh);
+    uint32_t mask = 0;
+    const char *p;
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (names == NULL)
+        return MESHGEN_ERR_NULL;
+    if (names[0] == '\0')
+        return 0;
+    /* Each comma-separated token must be a whole axis name; an empty token
+     * ("dp,", ",tp", "dp,,tp") matches none, as a checked mesh has no empty
+     * names. */
+    p = names;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        int i;
+
+        for (i = 0; i < mesh->n_axes; i++) {
+            const char *name = mesh->axes[i].name;
+
+            /* strncmp stops at a shorter name's NUL, so name[len] is in bounds. */
+            if (strncmp(name, p, len) == 0 && name[len] == '\0')
+                break;
+        }
+        if (i == mesh->n_axes)
+            return MESHGEN_ERR_NO_AXIS;
+        mask |= 1u << i;
+        if (end == NULL)
+            return (int)mask;
+        p = end + 1;
+    }
+}
+
+/* Validates the mesh, device and mask shared by the group functions, and
+ * fills the device's coordinates. */
+static int group_args(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask,
+                      int32_t *coords)
+{
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (axes_mask & ~ALL_AXES(mesh->n_axes))
+        return MESHGEN_ERR_RANGE;
+    return device_coords(mesh, device, coords);
+}
+
+int meshgen_group(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask,
+                  int32_t *members, int cap)
+{
+    int32_t coords[MESHGEN_MAX_AXES];
+    int32_t count;
+    int rc = group_args(mesh, device, axes_mask, coords);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    count = count_over(mesh, axes_mask);
+    rc = output_wanted(members, cap, count);
+    if (rc < 0)
+        return rc;
+    if (rc == 1)
+        list_devices(mesh, coords, axes_mask, count, members);
+    return count;
+}
+
+int meshgen_group_index(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask,
+                        int32_t *rank)
+{
+    int32_t coords[MESHGEN_MAX_AXES];
+    int rc = group_args(mesh, device, axes_mask, coords);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (rank != NULL)
+        *rank = index_over(mesh, coords, axes_mask);
+    return index_over(mesh, coords, ALL_AXES(mesh->n_axes) & ~axes_mask);
+}
+
+int meshgen_group_count(const struct meshgen_mesh *mesh, uint32_t axes_mask)
+{
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (axes_mask & ~ALL_AXES(mesh->n_axes))
+        return MESHGEN_ERR_RANGE;
+    return count_over(mesh, ALL_AXES(mesh->n_axes) & ~axes_mask);
+}
+
+/* ---- MPMD stages ------------------------------------------------------------------ */
+
+/* The mask of the MPMD axis, 0 when there is none; the guard keeps a bad
+ * mpmd_axis from shifting out of range. */
+static uint32_t mpmd_mask(const struct meshgen_mesh *mesh)
+{
+    if (mesh->mpmd_axis < 0 || mesh->mpmd_axis >= mesh->n_axes)
+        return 0;
+    return 1u << mesh->mpmd_axis;
+}
+
+int meshgen_stage_count(const struct meshgen_mesh *mesh)
+{
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    return count_over(mesh, mpmd_mask(mesh));
+}
+
+int meshgen_stage_of(const struct meshgen_mesh *mesh, int device)
+{
+    int32_t coords[MESHGEN_MAX_AXES];
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    rc = device_coords(mesh, device, coords);
+    if (rc != MESHGEN_OK)
+        return rc;
+    return index_over(mesh, coords, mpmd_mask(mesh));
+}
+
+int meshgen_stage_devices(const struct meshgen_mesh *mesh, int stage, int32_t *devices, int cap)
+{
+    int32_t coords[MESHGEN_MAX_AXES] = {0};
+    uint32_t stage_axis, vary;
+    int32_t count;
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    stage_axis = mpmd_mask(mesh);
+    if (stage < 0 || stage >= count_over(mesh, stage_axis))
+        return MESHGEN_ERR_RANGE;
+    vary = ALL_AXES(mesh->n_axes) & ~stage_axis;
+    count = count_over(mesh, vary);
+    rc = output_wanted(devices, cap, count);
+    if (rc < 0)
+        return rc;
+    if (rc == 1) {
+        if (stage_axis != 0)
+            coords[mesh->mpmd_axis] = stage;
+        list_devices(mesh, coords, vary, count, devices);
+    }
+    return count;
+}
+
+/* ---- shardings --------------------------------------------------------------------- */
+
+int meshgen_sharding_index(const struct meshgen_mesh *mesh, const char *name)
+{
+    int rc = mesh_usable(mesh);
+    int i;
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (name == NULL)
+        return MESHGEN_ERR_NULL;
+    for (i = 0; i < mesh->n_shardings; i++)
+        if (strcmp(mesh->shardings[i].name, name) == 0)
+            return i;
+    return MESHGEN_ERR_NO_SHARDING;
+}
+
+/* The shard count of array dimension d: 1 past the spec (replicated). The
+ * guard keeps a bad table from dividing by zero. */
+static int64_t dim_shards(const struct meshgen_sharding *s, int d)
+{
+    if (d >= s->n_dims)
+        return 1;
+    return s->dims[d].shards >= 1 ? s->dims[d].shards : 0;
+}
+
+int meshgen_shard(const struct meshgen_mesh *mesh, int sharding, const int64_t *global_shape,
+                  int n_dims, int device, int64_t *start, int64_t *size, int32_t *replica_id)
+{
+    int32_t coords[MESHGEN_MAX_AXES];
+    const struct meshgen_sharding *s;
+    uint32_t used = 0;
+    int d, k;
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (sharding < 0 || sharding >= mesh->n_shardings)
+        return MESHGEN_ERR_NO_SHARDING;
+    s = &mesh->shardings[sharding];
+    if (n_dims > 0 && (start == NULL || size == NULL))
+        return MESHGEN_ERR_NULL;
+    if (s->n_dims < 0 || s->n_dims > MESHGEN_MAX_DIMS)
+        return MESHGEN_ERR_CORRUPT;
+    if (n_dims < s->n_dims)
+        return MESHGEN_ERR_RANGE;
+    /* Without a caller's shape only the spec's is known, and only for the
+     * dimensions the spec lists. */
+    if (global_shape == NULL && (!s->has_shape || n_dims != s->n_dims))
+        return MESHGEN_ERR_RANGE;
+    rc = device_coords(mesh, device, coords);
+    if (rc != MESHGEN_OK)
+        return rc;
+
+    /* Validate every dimension before writing any, so that an error leaves
+     * the caller's arrays as they were. */
+    for (d = 0; d < n_dims; d++) {
+        int64_t global = global_shape != NULL ? global_shape[d] : s->dims[d].global_size;
+        int64_t shards = dim_shards(s, d);
+
+        if (shards == 0)
+            return MESHGEN_ERR_CORRUPT;
+        if (global < 0)
+            return MESHGEN_ERR_RANGE;
+        if (global % shards != 0)
+            return MESHGEN_ERR_INDIVISIBLE;
+        if (d < s->n_dims) {
+            if (s->dims[d].n_axes < 0 || s->dims[d].n_axes > MESHGEN_MAX_AXES)
+                return MESHGEN_ERR_CORRUPT;
+            for (k = 0; k < s->dims[d].n_axes; k++)
+                if (s->dims[d].axes[k] < 0 || s->dims[d].axes[k] >= mesh->n_axes)
+                    return MESHGEN_ERR_CORRUPT;
+        }
+    }
+
+    for (d = 0; d < n_dims; d++) {
+        int64_t global = global_shape != NULL ? global_shape[d] : s->dims[d].global_size;
+        int64_t local = global / dim_shards(s, d);
+        int64_t index = 0;
+
+        /* Mixed radix over the dimension's axes, the first most significant;
+         * a size-1 axis multiplies by 1 and adds 0, so it changes nothing. */
+        if (d < s->n_dims) {
+            for (k = 0; k < s->dims[d].n_axes; k++) {
+                int32_t a = s->dims[d].axes[k];
+
+                index = index * mesh->axes[a].size + coords[a];
+                used |= 1u << a;
+            }
+        }
+        start[d] = index * local;
+        size[d] = local;
+    }
+    /* The devices holding this slice are those that agree on every used axis;
+     * the earlier ones in flat order are exactly those with a smaller
+     * row-major index over the unused axes. */
+    if (replica_id != NULL)
+        *replica_id = index_over(mesh, coords, ALL_AXES(mesh->n_axes) & ~used);
+    return MESHGEN_OK;
+}
+
+/* ---- processes ---------------------------------------------------------------------- */
+
+/*
+ * A strict decimal parser: digits only, at least one, no sign, no spaces, no
+ * trailing text, at most INT32_MAX. Launcher variables are machine-written,
+ * so anything else means a misconfigured job, which must not be guessed at.
+ */
+static int parse_index(const char *text, int32_t *value)
+{
+    int64_t v = 0;
+
+    if (*text == '\0')
+        return MESHGEN_ERR_BAD_ENV;
+    for (; *text != '\0'; text++) {
+        if (*text < '0' || *text > '9')
+            return MESHGEN_ERR_BAD_ENV;
+        v = v * 10 + (*text - '0');
+        if (v > INT32_MAX)
+            return MESHGEN_ERR_BAD_ENV;
+    }
+    *value = (int32_t)v;
+    return MESHGEN_OK;
+}
+
+/* The launcher variables in order of precedence: an explicit choice first,
+ * then Open MPI, Slurm and torchrun. */
+static const char *const process_env[] = {
+    "MESHGEN_PROCESS",
+    "OMPI_COMM_WORLD_RANK",
+    "SLURM_PROCID",
+    "RANK",
+};
+
+int meshgen_process_from_env(const struct meshgen_mesh *mesh, int32_t *process)
+{
+    size_t i;
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (process == NULL)
+        return MESHGEN_ERR_NULL;
+    for (i = 0; i < sizeof process_env / sizeof process_env[0]; i++) {
+        const char *text = getenv(process_env[i]);
+        int32_t value;
+
+        /* The first variable set decides: falling through past a malformed
+         * one would hide the misconfiguration behind another launcher's
+         * (possibly inherited) rank. */
+        if (text == NULL)
+            continue;
+        rc = parse_index(text, &value);
+        if (rc != MESHGEN_OK)
+            return rc;
+        if (value >= mesh->n_processes)
+            return MESHGEN_ERR_RANGE;
+        *process = value;
+        return MESHGEN_OK;
+    }
+    return MESHGEN_ERR_NO_ENV;
+}
+
+int meshgen_process_devices(const struct meshgen_mesh *mesh, int process, int32_t *devices,
+                            int cap)
+{
+    const struct meshgen_process *proc;
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (process < 0 || process >= mesh->n_processes)
+        return MESHGEN_ERR_RANGE;
+    proc = &mesh->processes[process];
+    if (!process_run_ok(mesh, proc))
+        return MESHGEN_ERR_CORRUPT;
+    rc = output_wanted(devices, cap, proc->count);
+    if (rc < 0)
+        return rc;
+    if (rc == 1 && proc->count > 0)
+        memcpy(devices, &mesh->process_devices[proc->first],
+               (size_t)proc->count * sizeof devices[0]);
+    return proc->count;
+}
+
+int meshgen_process_of(const struct meshgen_mesh *mesh, int device)
+{
+    int32_t p, i;
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (device < 0 || device >= mesh->n_inventory_devices)
+        return MESHGEN_ERR_RANGE;
+    for (p = 0; p < mesh->n_processes; p++) {
+        const struct meshgen_process *proc = &mesh->processes[p];
+
+        if (!process_run_ok(mesh, proc))
+            return MESHGEN_ERR_CORRUPT;
+        for (i = 0; i < proc->count; i++)
+            if (mesh->process_devices[proc->first + i] == device)
+                return p;
+    }
+    return MESHGEN_ERR_NOT_IN_MESH;
+}

@@ -1,0 +1,87 @@
+/*
+ * End-to-end checker: linked against one generated mesh (MESH, from
+ * MESH_HEADER) and the runtime. It checks the invariants that hold for any
+ * mesh — the tables pass meshgen_mesh_check, every device appears exactly
+ * once, coordinates round-trip — and prints what the runtime answers as
+ * JSON, for compare.py to hold against `meshgen resolve`.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include MESH_HEADER
+
+#define FAIL(...)                                                                                 \
+    do {                                                                                          \
+        fprintf(stderr, __VA_ARGS__);                                                             \
+        fputc('\n', stderr);                                                                      \
+        exit(1);                                                                                  \
+    } while (0)
+
+int main(void)
+{
+    const struct meshgen_mesh *m = &MESH;
+    int32_t coords[MESHGEN_MAX_AXES], buf[4096];
+    int f, d, a, p, err, n;
+    static int seen[1 << 16];
+
+    if ((err = meshgen_mesh_check(m)) != MESHGEN_OK)
+        FAIL("mesh_check: %s", meshgen_strerror(err));
+    if (m->n_inventory_devices > (int)(sizeof seen / sizeof seen[0]))
+        FAIL("mesh too large for this checker");
+
+    /* Every position holds a distinct device, and the device's coordinates
+     * lead back to the position. */
+    for (f = 0; f < m->n_devices; f++) {
+        int dev = m->mesh_devices[f], back;
+        if (dev < 0 || dev >= m->n_inventory_devices)
+            FAIL("position %d holds device %d, out of range", f, dev);
+        if (seen[dev]++)
+            FAIL("device %d appears twice", dev);
+        if ((err = meshgen_coords_of(m, dev, coords)) != MESHGEN_OK)
+            FAIL("coords_of(%d): %s", dev, meshgen_strerror(err));
+        back = meshgen_device_at(m, coords);
+        if (back != dev)
+            FAIL("device_at(coords_of(%d)) = %d", dev, back);
+    }
+    for (d = 0; d < m->n_inventory_devices; d++)
+        if (!seen[d] && meshgen_coords_of(m, d, coords) != MESHGEN_ERR_NOT_IN_MESH)
+            FAIL("device %d is not in the mesh but coords_of accepts it", d);
+
+    printf("{\"mesh\": [");
+    for (f = 0; f < m->n_devices; f++)
+        printf("%s%d", f ? ", " : "", (int)m->mesh_devices[f]);
+    printf("],\n \"coords\": {");
+    for (f = 0; f < m->n_devices; f++) {
+        meshgen_coords_of(m, m->mesh_devices[f], coords);
+        printf("%s\"%d\": [", f ? ", " : "", (int)m->mesh_devices[f]);
+        for (a = 0; a < m->n_axes; a++)
+            printf("%s%d", a ? ", " : "", (int)coords[a]);
+        printf("]");
+    }
+    printf("},\n \"processes\": [");
+    for (p = 0; p < m->n_processes; p++) {
+        n = meshgen_process_devices(m, p, buf, (int)(sizeof buf / sizeof buf[0]));
+        if (n < 0)
+            FAIL("process_devices(%d): %s", p, meshgen_strerror(n));
+        printf("%s{\"id\": %d, \"host\": %d, \"stage\": %d, \"devices\": [", p ? ", " : "", p,
+               (int)m->processes[p].host, meshgen_stage_of(m, buf[0]));
+        for (d = 0; d < n; d++) {
+            if (meshgen_process_of(m, buf[d]) != p)
+                FAIL("process_of(%d) != %d", (int)buf[d], p);
+            printf("%s%d", d ? ", " : "", (int)buf[d]);
+        }
+        printf("]}");
+    }
+    printf("],\n \"stages\": [");
+    for (p = 0; p < meshgen_stage_count(m); p++) {
+        n = meshgen_stage_devices(m, p, buf, (int)(sizeof buf / sizeof buf[0]));
+        if (n < 0)
+            FAIL("stage_devices(%d): %s", p, meshgen_strerror(n));
+        printf("%s[", p ? ", " : "");
+        for (d = 0; d < n; d++)
+            printf("%s%d", d ? ", " : "", (int)buf[d]);
+        printf("]");
+    }
+    printf("]}\n");
+    return 0;
+}

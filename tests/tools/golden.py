@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Golden test of generated output for one spec.
+
+A golden directory holds spec.yaml, an optional `args` file (extra command
+line, e.g. --inventory ...) and expected/: <name>_mesh.h, <name>_mesh.c and
+resolve.json. The test generates into a temporary directory and compares
+bytes; with MESHGEN_UPDATE_GOLDEN=1 it rewrites expected/ instead.
+
+It also checks what golden files alone cannot:
+- reproducibility: a second run from another working directory, with the
+  spec given as an absolute path, another time zone, locale and umask,
+  gives the same bytes;
+- the generated C compiles with -std=c11 -Wall -Wextra -Wpedantic -Werror
+  under every compiler given with --cc.
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd, cwd, env=None):
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=120)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode}\n{p.stderr.decode()}")
+    return p.stdout
+
+
+def generate(meshgen, gdir, spec_arg, extra, out, cwd, env=None):
+    run([meshgen, "generate", spec_arg, "-o", out] + extra, cwd, env)
+    return {f: open(os.path.join(out, f), "rb").read() for f in sorted(os.listdir(out))}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("meshgen")
+    ap.add_argument("dir")
+    ap.add_argument("--include", required=True)
+    ap.add_argument("--cc", action="append", default=[])
+    a = ap.parse_args()
+    gdir = os.path.abspath(a.dir)
+    extra = []
+    if os.path.exists(os.path.join(gdir, "args")):
+        extra = shlex.split(open(os.path.join(gdir, "args")).read())
+    expected_dir = os.path.join(gdir, "expected")
+    update = os.environ.get("MESHGEN_UPDATE_GOLDEN") == "1"
+
+    with tempfile.TemporaryDirectory() as t1, tempfile.TemporaryDirectory() as t2:
+        files = generate(a.meshgen, gdir, "spec.yaml", extra, t1, gdir)
+        files["resolve.json"] = run([a.meshgen, "resolve", "spec.yaml"] + extra, gdir)
+
+        env = dict(os.environ, TZ="Asia/Kathmandu", LC_ALL="C.UTF-8", LANG="C.UTF-8")
+        old = os.umask(0o077)
+        try:
+            again = generate(a.meshgen, gdir, os.path.join(gdir, "spec.yaml"), extra, t2, "/",
+                             env)
+        finally:
+            os.umask(old)
+        for f, data in again.items():
+            if files.get(f) != data:
+                sys.exit(f"FAIL: {f} differs when generated from another directory, time zone, "
+                         "locale and umask")
+
+        if update:
+            os.makedirs(expected_dir, exist_ok=True)
+            for f, data in files.items():
+                open(os.path.join(expected_dir, f), "wb").write(data)
+            print(f"updated {expected_dir}")
+        else:
+            want = sorted(os.listdir(expected_dir))
+            if want != sorted(files):
+                sys.exit(f"FAIL: generated {sorted(files)}, expected {want}")
+            for f in want:
+                if open(os.path.join(expected_dir, f), "rb").read() != files[f]:
+                    diff = subprocess.run(["diff", "-u", os.path.join(expected_dir, f), "-"],
+                                          input=files[f], capture_output=True).stdout.decode()
+                    sys.exit(f"FAIL: {f} differs from the golden file "
+                             f"(MESHGEN_UPDATE_GOLDEN=1 rewrites it):\n{diff[:6000]}")
+
+        for cc in a.cc:
+            if not cc or cc.endswith("NOTFOUND"):
+                continue
+            for f in files:
+                if f.endswith(".c"):
+                    run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I",
+                         a.include, "-I", t1, "-c", os.path.join(t1, f), "-o",
+                         os.path.join(t1, f + "." + os.path.basename(cc) + ".o")], t1)
+    print(f"golden {os.path.basename(gdir)}: ok ({len(files)} files, "
+          f"reproducible, compiled with {len([c for c in a.cc if c and not c.endswith('NOTFOUND')])} compilers)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Runs one command-line test case and checks what meshgen printed.
+
+A case is a YAML spec whose leading comments carry the test:
+    # meshgen: validate --inventory "synthetic:pack:1 core:8"
+    # exit: 1
+    # error: shape-infer 9:17
+    # stdout: "mesh": [0, 1]          (a substring the output must hold)
+    # stderr: some text               (a substring stderr must hold)
+The spec file itself is appended to the command line unless the command
+holds the word {file} (then it is put there) or the case says
+`# no-file`. Every `error:` line must match one diagnostic
+`FILE:LINE:COL: error: ... [CHECK]`, and there must be no other errors.
+"""
+import re
+import shlex
+import subprocess
+import sys
+
+
+def main():
+    meshgen, case = sys.argv[1], sys.argv[2]
+    name = case.rsplit("/", 1)[-1]
+    command, exit_code, errors, stdout_has, stderr_has, no_file = None, 0, [], [], [], False
+    with open(case, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.startswith("#"):
+                continue
+            m = re.match(r"#\s*(meshgen|exit|error|stdout|stderr|no-file):?\s?(.*)$", line.rstrip("\n"))
+            if not m:
+                continue
+            key, val = m.group(1), m.group(2)
+            if key == "meshgen":
+                command = val
+            elif key == "exit":
+                exit_code = int(val)
+            elif key == "error":
+                check, loc = val.split()
+                errors.append((check, loc))
+            elif key == "stdout":
+                stdout_has.append(val)
+            elif key == "stderr":
+                stderr_has.append(val)
+            elif key == "no-file":
+                no_file = True
+    if command is None:
+        sys.exit(f"{name}: no '# meshgen:' line")
+    args = shlex.split(command)
+    if "{file}" in args:
+        args = [name if a == "{file}" else a for a in args]
+    elif not no_file:
+        args.append(name)
+    proc = subprocess.run([meshgen] + args, capture_output=True, timeout=60)
+    out = proc.stdout.decode("utf-8", "replace")
+    err = proc.stderr.decode("utf-8", "replace")
+    failures = []
+    if proc.returncode != exit_code:
+        failures.append(f"exit code {proc.returncode}, expected {exit_code}")
+    found = re.findall(r"^(.*?):(\d+):(\d+): error: .*\[([a-z0-9-]+)\]$", err, re.M)
+    seen = [(c, f"{l}:{col}") for (_, l, col, c) in found]
+    for e in errors:
+        if e not in seen:
+            failures.append(f"expected error [{e[0]}] at {e[1]}")
+    for s in seen:
+        if s not in errors:
+            failures.append(f"unexpected error [{s[0]}] at {s[1]}")
+    for (fname, _, _, _) in found:
+        if not no_file and fname != name and not fname.startswith("--"):
+            failures.append(f"error names file '{fname}', expected '{name}'")
+    for s in stdout_has:
+        if s not in out:
+            failures.append(f"stdout lacks {s!r}")
+    for s in stderr_has:
+        if s not in err:
+            failures.append(f"stderr lacks {s!r}")
+    if failures:
+        print(f"{name}: meshgen {' '.join(args)}")
+        print("--- stdout\n" + out + "--- stderr\n" + err + "---")
+        for f in failures:
+            print(f"FAIL: {f}")
+        sys.exit(1)
+    print(f"{name}: ok ({len(errors)} errors as expected, exit {exit_code})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1358 @@
+/*
+ * Unit tests of the runtime library (runtime/meshgen.c).
+ *
+ * The meshes are written out by hand below as static const tables, exactly as
+ * `meshgen generate` would emit them, so this file depends on nothing but the
+ * public header and the runtime: no generator, no YAML, no hwloc. Cases taken
+ * from the reference systems (DESIGN.md §1) say "reference case".
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <meshgen/meshgen.h>
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- shared tables ---------------------------------------------------------------- */
+
+/* One GPU's description: PCI bus id, NUMA node, local CPUs. */
+#define GPU(bus, node, cpus)                                                              \
+    {                                                                                     \
+        .kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = (node), .pci = (bus),           \
+        .vendor = "NVIDIA", .model = "H100", .uuid = "", .cpuset = (cpus)                 \
+    }
+
+static const struct meshgen_device_info gpu8_devices[8] = {
+    GPU("0000:07:00.0", 0, "0-7"),     GPU("0000:0f:00.0", 0, "0-7"),
+    GPU("0000:47:00.0", 0, "0-7"),     GPU("0000:4e:00.0", 0, "0-7"),
+    GPU("0000:87:00.0", 1, "8-15"),    GPU("0000:90:00.0", 1, "8-15"),
+    GPU("0000:b7:00.0", 1, "8-15"),    GPU("0000:bd:00.0", 1, "8-15"),
+};
+
+static const struct meshgen_host_template gpu8_template[1] = {{8, gpu8_devices}};
+
+static const int32_t identity16[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+/* Two 8-GPU hosts sharing one template: device ids 0..7 and 8..15. */
+static const struct meshgen_host hosts_2x8[2] = {
+    {.name = "node0", .slice = "", .granule = 0, .template_index = 0, .first_device = 0,
+     .n_devices = 8},
+    {.name = "node1", .slice = "", .granule = 1, .template_index = 0, .first_device = 8,
+     .n_devices = 8},
+};
+
+/* One process per device (torchrun, MPI). */
+static const struct meshgen_process procs_per_device16[16] = {
+    {0, 0, 1},  {0, 1, 1},  {0, 2, 1},  {0, 3, 1},  {0, 4, 1},  {0, 5, 1},
+    {0, 6, 1},  {0, 7, 1},  {1, 8, 1},  {1, 9, 1},  {1, 10, 1}, {1, 11, 1},
+    {1, 12, 1}, {1, 13, 1}, {1, 14, 1}, {1, 15, 1},
+};
+
+/* ---- mesh (pp=4, dp=2, tp=2) over devices 0..15 in order --------------------------- */
+
+static const struct meshgen_axis ppdptp_axes[3] = {
+    {"pp", 4, 2, 2, MESHGEN_AXIS_EXPLICIT},
+    {"dp", 2, 2, 1, MESHGEN_AXIS_EXPLICIT},
+    {"tp", 2, 2, 1, MESHGEN_AXIS_EXPLICIT},
+};
+
+static const struct meshgen_mesh ppdptp_mesh = {
+    .magic = MESHGEN_MAGIC,
+    .abi = MESHGEN_ABI,
+    .name = "ppdptp",
+    .generator_version = MESHGEN_VERSION_STRING,
+    .digest = "sha256:0",
+    .n_axes = 3,
+    .axes = ppdptp_axes,
+    .device_kind = MESHGEN_KIND_GPU,
+    .n_devices = 16,
+    .n_inventory_devices = 16,
+    .n_templates = 1,
+    .templates = gpu8_template,
+    .n_hosts = 2,
+    .hosts = hosts_2x8,
+    .n_granules = 2,
+    .mesh_devices = identity16,
+    .device_index = identity16,
+    .process_mode = MESHGEN_PROCESSES_DEVICE,
+    .n_processes = 16,
+    .processes = procs_per_device16,
+    .n_process_devices = 16,
+    .process_devices = identity16,
+    .mpmd_axis = -1,
+    .n_shardings = 0,
+    .shardings = NULL,
+};
+
+/* ---- jaxpp: shape (4,2,1,2,1), names (stage,data,sequence,tensor,expert) ---------- */
+
+static const struct meshgen_axis jaxpp_axes[5] = {
+    {"stage", 4, 2, 2, MESHGEN_AXIS_EXPLICIT},  {"data", 2, 2, 1, MESHGEN_AXIS_EXPLICIT},
+    {"sequence", 1, 1, 1, MESHGEN_AXIS_EXPLICIT}, {"tensor", 2, 2, 1, MESHGEN_AXIS_EXPLICIT},
+    {"expert", 1, 1, 1, MESHGEN_AXIS_EXPLICIT},
+};
+
+static const struct meshgen_mesh jaxpp_mesh = {
+    .magic = MESHGEN_MAGIC,
+    .abi = MESHGEN_ABI,
+    .name = "jaxpp",
+    .generator_version = MESHGEN_VERSION_STRING,
+    .digest = "sha256:0",
+    .n_axes = 5,
+    .axes = jaxpp_axes,
+    .device_kind = MESHGEN_KIND_GPU,
+    .n_devices = 16,
+    .n_inventory_devices = 16,
+    .n_templates = 1,
+    .templates = gpu8_template,
+    .n_hosts = 2,
+    .hosts = hosts_2x8,
+    .n_granules = 2,
+    .mesh_devices = identity16,
+    .device_index = identity16,
+    .process_mode = MESHGEN_PROCESSES_DEVICE,
+    .n_processes = 16,
+    .processes = procs_per_device16,
+    .n_process_devices = 16,
+    .process_devices = identity16,
+    .mpmd_axis = 0,
+    .n_shardings = 0,
+    .shardings = NULL,
+};
+
+/* ---- mesh (a=2, b=2, c=2) over devices 0..7 in order, with shardings --------------- */
+
+static const struct meshgen_axis abc_axes[3] = {
+    {"a", 2, 2, 1, MESHGEN_AXIS_AUTO},
+    {"b", 2, 2, 1, MESHGEN_AXIS_AUTO},
+    {"c", 2, 2, 1, MESHGEN_AXIS_AUTO},
+};
+
+static const struct meshgen_host host_1x8[1] = {
+    {.name = "node0", .slice = "", .granule = 0, .template_index = 0, .first_device = 0,
+     .n_devices = 8},
+};
+
+static const struct meshgen_process procs_1x8[1] = {{0, 0, 8}};
+
+/* [[a, c], b] with shape (8, 4). */
+static const struct meshgen_sharding_dim rows_cols_dims[2] = {
+    {.n_axes = 2, .axes = {0, 2}, .shards = 4, .global_size = 8, .local_size = 2},
+    {.n_axes = 1, .axes = {1}, .shards = 2, .global_size = 4, .local_size = 2},
+};
+/* [null, [b, c]], no shape. */
+static const struct meshgen_sharding_dim cols_bc_dims[2] = {
+    {.n_axes = 0, .shards = 1},
+    {.n_axes = 2, .axes = {1, 2}, .shards = 4},
+};
+/* [a], no shape. */
+static const struct meshgen_sharding_dim rows_a_dims[1] = {
+    {.n_axes = 1, .axes = {0}, .shards = 2},
+};
+
+/* The fourth, an empty spec [], replicates everything. */
+static const struct meshgen_sharding abc_shardings[4] = {
+    {.name = "rows_cols", .n_dims = 2, .has_shape = 1, .dims = rows_cols_dims},
+    {.name = "cols_bc", .n_dims = 2, .has_shape = 0, .dims = cols_bc_dims},
+    {.name = "rows_a", .n_dims = 1, .has_shape = 0, .dims = rows_a_dims},
+    {.name = "replicated", .n_dims = 0, .has_shape = 0, .dims = NULL},
+};
+
+static const struct meshgen_mesh abc_mesh = {
+    .magic = MESHGEN_MAGIC,
+    .abi = MESHGEN_ABI,
+    .name = "abc",
+    .generator_version = MESHGEN_VERSION_STRING,
+    .digest = "sha256:0",
+    .n_axes = 3,
+    .axes = abc_axes,
+    .device_kind = MESHGEN_KIND_GPU,
+    .n_devices = 8,
+    .n_inventory_devices = 8,
+    .n_templates = 1,
+    .templates = gpu8_template,
+    .n_hosts = 1,
+    .hosts = host_1x8,
+    .n_granules = 1,
+    .mesh_devices = identity16,
+    .device_index = identity16,
+    .process_mode = MESHGEN_PROCESSES_HOST,
+    .n_processes = 1,
+    .processes = procs_1x8,
+    .n_process_devices = 8,
+    .process_devices = identity16,
+    .mpmd_axis = -1,
+    .n_shardings = 4,
+    .shardings = abc_shardings,
+};
+
+/*
+ * ---- a permuted mesh (x=2, y=2) using 4 of 6 devices ---------------------------------
+ *
+ * Hosts: node0 (ids 0..2), cpu0 (no devices of the kind), node1 (ids 3..5).
+ * Granule x=0 is node1, x=1 is node0; devices 1 and 3 are not used
+ * (`devices: 4`), so the flat table is a permutation onto {4, 5, 0, 2}.
+ */
+
+static const struct meshgen_axis xy_axes[2] = {
+    {"x", 2, 1, 2, MESHGEN_AXIS_EXPLICIT},
+    {"y", 2, 2, 1, MESHGEN_AXIS_EXPLICIT},
+};
+
+static const struct meshgen_device_info gpu3_devices[3] = {
+    GPU("0000:01:00.0", 0, "0-3"),
+    GPU("0000:02:00.0", 0, "0-3"),
+    GPU("0000:81:00.0", 1, "4-7"),
+};
+
+static const struct meshgen_host_template xy_templates[2] = {{3, gpu3_devices}, {0, NULL}};
+
+static const struct meshgen_host xy_hosts[3] = {
+    {.name = "node0", .slice = "", .granule = 1, .template_index = 0, .first_device = 0,
+     .n_devices = 3},
+    {.name = "cpu0", .slice = "", .granule = -1, .template_index = 1, .first_device = 3,
+     .n_devices = 0},
+    {.name = "node1", .slice = "", .granule = 0, .template_index = 0, .first_device = 3,
+     .n_devices = 3},
+};
+
+static const int32_t xy_mesh_devices[4] = {4, 5, 0, 2};
+static const int32_t xy_device_index[6] = {2, -1, 3, -1, 0, 1};
+
+static const struct meshgen_process xy_processes[2] = {{0, 0, 2}, {2, 2, 2}};
+static const int32_t xy_process_devices[4] = {0, 2, 4, 5};
+
+/* [y, x] with shape (4, 6). */
+static const struct meshgen_sharding_dim yx_dims[2] = {
+    {.n_axes = 1, .axes = {1}, .shards = 2, .global_size = 4, .local_size = 2},
+    {.n_axes = 1, .axes = {0}, .shards = 2, .global_size = 6, .local_size = 3},
+};
+static const struct meshgen_sharding xy_shardings[1] = {
+    {.name = "yx", .n_dims = 2, .has_shape = 1, .dims = yx_dims},
+};
+
+static const struct meshgen_mesh xy_mesh = {
+    .magic = MESHGEN_MAGIC,
+    .abi = MESHGEN_ABI,
+    .name = "xy",
+    .generator_version = MESHGEN_VERSION_STRING,
+    .digest = "sha256:0",
+    .n_axes = 2,
+    .axes = xy_axes,
+    .device_kind = MESHGEN_KIND_GPU,
+    .n_devices = 4,
+    .n_inventory_devices = 6,
+    .n_templates = 2,
+    .templates = xy_templates,
+    .n_hosts = 3,
+    .hosts = xy_hosts,
+    .n_granules = 2,
+    .mesh_devices = xy_mesh_devices,
+    .device_index = xy_device_index,
+    .process_mode = MESHGEN_PROCESSES_HOST,
+    .n_processes = 2,
+    .processes = xy_processes,
+    .n_process_devices = 4,
+    .process_devices = xy_process_devices,
+    .mpmd_axis = -1,
+    .n_shardings = 1,
+    .shardings = xy_shardings,
+};
+
+/* ---- errors and version -------------------------------------------------------------- */
+
+static void test_strerror_every_code(void **state)
+{
+    const char *text[17];
+    const char *unknown = meshgen_strerror(1);
+    int i, j;
+
+    (void)state;
+    for (i = 0; i < COUNT(text); i++) {
+        text[i] = meshgen_strerror(-i);
+        assert_non_null(text[i]);
+        assert_true(strlen(text[i]) > 0);
+        assert_string_not_equal(text[i], unknown);
+        for (j = 0; j < i; j++)
+            assert_string_not_equal(text[i], text[j]);
+    }
+    /* -16 is the last code; past it, and far past it, the text is generic. */
+    assert_int_equal(MESHGEN_ERR_MISMATCH, -(COUNT(text) - 1));
+    assert_non_null(unknown);
+    assert_string_equal(meshgen_strerror(-17), unknown);
+    assert_string_equal(meshgen_strerror(INT_MIN), unknown);
+    assert_string_equal(meshgen_strerror(INT_MAX), unknown);
+}
+
+static void test_version(void **state)
+{
+    (void)state;
+    assert_string_equal(meshgen_version(), MESHGEN_VERSION_STRING);
+}
+
+/* ---- meshgen_mesh_check --------------------------------------------------------------- */
+
+static void test_check_accepts_test_meshes(void **state)
+{
+    (void)state;
+    assert_int_equal(meshgen_mesh_check(&ppdptp_mesh), MESHGEN_OK);
+    assert_int_equal(meshgen_mesh_check(&jaxpp_mesh), MESHGEN_OK);
+    assert_int_equal(meshgen_mesh_check(&abc_mesh), MESHGEN_OK);
+    assert_int_equal(meshgen_mesh_check(&xy_mesh), MESHGEN_OK);
+}
+
+static void test_check_rejects_null_magic_abi(void **state)
+{
+    struct meshgen_mesh m = xy_mesh;
+
+    (void)state;
+    assert_int_equal(meshgen_mesh_check(NULL), MESHGEN_ERR_NULL);
+    m.magic = 0x4D534847u; /* the magic with its bytes swapped */
+    assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_MAGIC);
+    m = xy_mesh;
+    m.abi = MESHGEN_ABI + 1;
+    assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_ABI);
+    /* Magic is checked before ABI: tables that are not a mesh at all should
+     * not be reported as coming from another generator. */
+    m.magic = 0;
+    assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_MAGIC);
+}
+
+/* A writable copy of xy_mesh and every table it points to, for corrupting. */
+struct scratch {
+    struct meshgen_mesh mesh;
+    struct meshgen_axis axes[3];               /* the third for corruptions only */
+    struct meshgen_host_template templates[3]; /* the third for corruptions only */
+    struct meshgen_device_info devices[3];
+    struct meshgen_host hosts[3];
+    int32_t mesh_devices[4];
+    int32_t device_index[6];
+    struct meshgen_process processes[2];
+    int32_t process_devices[4];
+    struct meshgen_sharding shardings[2];
+    struct meshgen_sharding_dim dims[2];
+};
+
+static void scratch_init(struct scratch *s)
+{
+    memcpy(s->axes, xy_axes, sizeof xy_axes);
+    memcpy(s->templates, xy_templates, sizeof xy_templates);
+    memcpy(s->devices, gpu3_devices, sizeof s->devices);
+    memcpy(s->hosts, xy_hosts, sizeof s->hosts);
+    memcpy(s->mesh_devices, xy_mesh_devices, sizeof s->mesh_devices);
+    memcpy(s->device_index, xy_device_index, sizeof s->device_index);
+    memcpy(s->processes, xy_processes, sizeof s->processes);
+    memcpy(s->process_devices, xy_process_devices, sizeof s->process_devices);
+    memcpy(s->shardings, xy_shardings, sizeof xy_shardings);
+    memcpy(s->dims, yx_dims, sizeof s->dims);
+    s->templates[0].devices = s->devices;
+    s->shardings[0].dims = s->dims;
+    s->mesh = xy_mesh;
+    s->mesh.axes = s->axes;
+    s->mesh.templates = s->templates;
+    s->mesh.hosts = s->hosts;
+    s->mesh.mesh_devices = s->mesh_devices;
+    s->mesh.device_index = s->device_index;
+    s->mesh.processes = s->processes;
+    s->mesh.process_devices = s->process_devices;
+    s->mesh.shardings = s->shardings;
+}
+
+/* One corruption each; every one must make meshgen_mesh_check say CORRUPT. */
+static void no_axes(struct scratch *s) { s->mesh.n_axes = 0; }
+static void too_many_axes(struct scratch *s) { s->mesh.n_axes = MESHGEN_MAX_AXES + 1; }
+static void size_not_ici_dcn(struct scratch *s) { s->axes[1].ici = 1; }
+static void size_zero(struct scratch *s) { s->axes[0].size = 0; }
+static void product_not_n_devices(struct scratch *s) { s->mesh.n_devices = 3; }
+/* (2^31 - 1)^3 overflows even 64 bits, so the product must be bounded as it
+ * grows (UBSan reports the overflow if it is not). */
+static void product_overflows(struct scratch *s)
+{
+    static const struct meshgen_axis huge[3] = {
+        {"x", INT32_MAX, INT32_MAX, 1, MESHGEN_AXIS_AUTO},
+        {"y", INT32_MAX, INT32_MAX, 1, MESHGEN_AXIS_AUTO},
+        {"z", INT32_MAX, INT32_MAX, 1, MESHGEN_AXIS_AUTO},
+    };
+
+    memcpy(s->axes, huge, sizeof huge);
+    s->mesh.n_axes = 3;
+}
+static void axis_name_null(struct scratch *s) { s->axes[1].name = NULL; }
+static void axis_name_empty(struct scratch *s) { s->axes[1].name = ""; }
+static void axis_name_duplicate(struct scratch *s) { s->axes[1].name = "x"; }
+static void axis_type_unknown(struct scratch *s) { s->axes[0].type = 7; }
+static void mpmd_out_of_range(struct scratch *s) { s->mesh.mpmd_axis = 2; }
+static void mpmd_below_none(struct scratch *s) { s->mesh.mpmd_axis = -2; }
+static void device_kind_unknown(struct scratch *s) { s->mesh.device_kind = 9; }
+static void more_devices_than_inventory(struct scratch *s) { s->mesh.n_inventory_devices = 3; }
+static void flat_table_missing(struct scratch *s) { s->mesh.mesh_devices = NULL; }
+static void mesh_device_out_of_range(struct scratch *s) { s->mesh_devices[1] = 6; }
+static void mesh_device_negative(struct scratch *s) { s->mesh_devices[1] = -1; }
+/* Device 0 twice; device_index cannot be the inverse of both positions. */
+static void duplicate_device(struct scratch *s) { s->mesh_devices[3] = 0; }
+static void index_mismatch(struct scratch *s) { s->device_index[4] = 1; }
+/* An unused device claiming a flat position that holds another device. */
+static void index_extra_entry(struct scratch *s) { s->device_index[1] = 0; }
+static void index_out_of_range(struct scratch *s) { s->device_index[1] = 4; }
+static void host_gap(struct scratch *s) { s->hosts[2].first_device = 4; }
+static void host_overlap(struct scratch *s) { s->hosts[2].first_device = 2; }
+static void host_not_from_zero(struct scratch *s) { s->hosts[0].first_device = 1; }
+/* A host shrunk together with its template: only the total is wrong. */
+static void hosts_short_of_inventory(struct scratch *s)
+{
+    s->templates[2].n_devices = 2;
+    s->templates[2].devices = s->devices;
+    s->mesh.n_templates = 3;
+    s->hosts[2].template_index = 2;
+    s->hosts[2].n_devices = 2;
+}
+static void no_hosts(struct scratch *s) { s->mesh.n_hosts = 0; }
+static void template_out_of_range(struct scratch *s) { s->hosts[0].template_index = 2; }
+static void template_size_mismatch(struct scratch *s) { s->templates[0].n_devices = 2; }
+static void template_devices_missing(struct scratch *s) { s->templates[0].devices = NULL; }
+static void device_string_null(struct scratch *s) { s->devices[2].pci = NULL; }
+static void host_name_null(struct scratch *s) { s->hosts[1].name = NULL; }
+static void host_slice_null(struct scratch *s) { s->hosts[2].slice = NULL; }
+static void process_mode_unknown(struct scratch *s) { s->mesh.process_mode = 2; }
+static void process_host_out_of_range(struct scratch *s) { s->processes[1].host = 3; }
+static void process_past_end(struct scratch *s) { s->processes[1].count = 3; }
+static void process_negative_first(struct scratch *s) { s->processes[0].first = -1; }
+static void process_device_off_host(struct scratch *s) { s->process_devices[1] = 3; }
+static void process_device_repeated(struct scratch *s) { s->process_devices[1] = 0; }
+static void process_devices_unsorted(struct scratch *s)
+{
+    s->process_devices[2] = 5;
+    s->process_devices[3] = 4;
+}
+static void process_table_missing(struct scratch *s) { s->mesh.processes = NULL; }
+static void process_devices_missing(struct scratch *s) { s->mesh.process_devices = NULL; }
+static void sharding_table_missing(struct scratch *s) { s->mesh.shardings = NULL; }
+static void sharding_name_null(struct scratch *s) { s->shardings[0].name = NULL; }
+static void sharding_name_empty(struct scratch *s) { s->shardings[0].name = ""; }
+static void sharding_has_shape_not_bool(struct scratch *s) { s->shardings[0].has_shape = 2; }
+/* Sizes are stored only with a shape. */
+static void sharding_size_without_shape(struct scratch *s) { s->shardings[0].has_shape = 0; }
+static void sharding_dim_axes_negative(struct scratch *s)
+{
+    s->dims[0].n_axes = -1;
+    s->dims[0].shards = 1;
+    s->dims[0].local_size = s->dims[0].global_size;
+}
+static void sharding_too_many_dims(struct scratch *s)
+{
+    s->shardings[0].n_dims = MESHGEN_MAX_DIMS + 1;
+}
+static void sharding_axis_out_of_range(struct scratch *s) { s->dims[0].axes[0] = 2; }
+static void sharding_axis_repeated(struct scratch *s) { s->dims[1].axes[0] = 1; }
+static void sharding_shards_wrong(struct scratch *s) { s->dims[0].shards = 4; }
+static void sharding_local_wrong(struct scratch *s) { s->dims[1].local_size = 2; }
+static void sharding_shape_indivisible(struct scratch *s)
+{
+    s->dims[1].global_size = 5;
+    s->dims[1].local_size = 2;
+}
+static void sharding_on_mpmd_axis(struct scratch *s) { s->mesh.mpmd_axis = 0; }
+static void sharding_name_duplicate(struct scratch *s)
+{
+    s->shardings[1] = s->shardings[0];
+    s->mesh.n_shardings = 2;
+}
+
+static void test_check_rejects_corruptions(void **state)
+{
+    static const struct {
+        const char *name;
+        void (*corrupt)(struct scratch *);
+    } cases[] = {
+#define CASE(f) {#f, f}
+        CASE(no_axes),
+        CASE(too_many_axes),
+        CASE(size_not_ici_dcn),
+        CASE(size_zero),
+        CASE(product_not_n_devices),
+        CASE(product_overflows),
+        CASE(axis_name_null),
+        CASE(axis_name_empty),
+        CASE(axis_name_duplicate),
+        CASE(axis_type_unknown),
+        CASE(mpmd_out_of_range),
+        CASE(mpmd_below_none),
+        CASE(device_kind_unknown),
+        CASE(more_devices_than_inventory),
+        CASE(flat_table_missing),
+        CASE(mesh_device_out_of_range),
+        CASE(mesh_device_negative),
+        CASE(duplicate_device),
+        CASE(index_mismatch),
+        CASE(index_extra_entry),
+        CASE(index_out_of_range),
+        CASE(host_gap),
+        CASE(host_overlap),
+        CASE(host_not_from_zero),
+        CASE(hosts_short_of_inventory),
+        CASE(no_hosts),
+        CASE(template_out_of_range),
+        CASE(template_size_mismatch),
+        CASE(template_devices_missing),
+        CASE(device_string_null),
+        CASE(host_name_null),
+        CASE(host_slice_null),
+        CASE(process_mode_unknown),
+        CASE(process_host_out_of_range),
+        CASE(process_past_end),
+        CASE(process_negative_first),
+        CASE(process_device_off_host),
+        CASE(process_device_repeated),
+        CASE(process_devices_unsorted),
+        CASE(process_table_missing),
+        CASE(process_devices_missing),
+        CASE(sharding_table_missing),
+        CASE(sharding_name_null),
+        CASE(sharding_name_empty),
+        CASE(sharding_has_shape_not_bool),
+        CASE(sharding_size_without_shape),
+        CASE(sharding_dim_axes_negative),
+        CASE(sharding_too_many_dims),
+        CASE(sharding_axis_out_of_range),
+        CASE(sharding_axis_repeated),
+        CASE(sharding_shards_wrong),
+        CASE(sharding_local_wrong),
+        CASE(sharding_shape_indivisible),
+        CASE(sharding_on_mpmd_axis),
+        CASE(sharding_name_duplicate),
+#undef CASE
+    };
+    struct scratch s;
+    int i, rc;
+
+    (void)state;
+    scratch_init(&s);
+    assert_int_equal(meshgen_mesh_check(&s.mesh), MESHGEN_OK);
+    for (i = 0; i < COUNT(cases); i++) {
+        scratch_init(&s);
+        cases[i].corrupt(&s);
+        rc = meshgen_mesh_check(&s.mesh);
+        if (rc != MESHGEN_ERR_CORRUPT)
+            fail_msg("corruption %s: meshgen_mesh_check returned %d", cases[i].name, rc);
+    }
+}
+
+/* Functions other than meshgen_mesh_check still refuse a mesh that is not one,
+ * or whose axis count would overrun their coordinate buffers. */
+static void test_every_function_rejects_unusable_mesh(void **state)
+{
+    static const int64_t shape[2] = {4, 6};
+    struct meshgen_mesh bad[3];
+    const int expect[3] = {MESHGEN_ERR_MAGIC, MESHGEN_ERR_ABI, MESHGEN_ERR_CORRUPT};
+    int32_t coords[MESHGEN_MAX_AXES] = {0}, out[8], process;
+    int64_t start[2], size[2];
+    int i;
+
+    (void)state;
+    bad[0] = bad[1] = bad[2] = xy_mesh;
+    bad[0].magic = 0;
+    bad[1].abi = 0;
+    bad[2].n_axes = MESHGEN_MAX_AXES + 1;
+    setenv("MESHGEN_PROCESS", "0", 1);
+    for (i = 0; i < 3; i++) {
+        const struct meshgen_mesh *m = &bad[i];
+        int e = expect[i];
+
+        assert_int_equal(meshgen_mesh_check(m), e);
+        assert_int_equal(meshgen_axis_index(m, "x"), e);
+        assert_int_equal(meshgen_axis_size(m, 0), e);
+        assert_int_equal(meshgen_device_at(m, coords), e);
+        assert_int_equal(meshgen_coords_of(m, 0, coords), e);
+        assert_int_equal(meshgen_device_host(m, 0), e);
+        assert_null(meshgen_device_info(m, 0));
+        assert_int_equal(meshgen_axes_mask(m, "x"), e);
+        assert_int_equal(meshgen_group(m, 0, 1, out, 8), e);
+        assert_int_equal(meshgen_group_index(m, 0, 1, NULL), e);
+        assert_int_equal(meshgen_group_count(m, 1), e);
+        assert_int_equal(meshgen_stage_count(m), e);
+        assert_int_equal(meshgen_stage_of(m, 0), e);
+        assert_int_equal(meshgen_stage_devices(m, 0, out, 8), e);
+        assert_int_equal(meshgen_sharding_index(m, "yx"), e);
+        assert_int_equal(meshgen_shard(m, 0, shape, 2, 0, start, size, NULL), e);
+        assert_int_equal(meshgen_process_from_env(m, &process), e);
+        assert_int_equal(meshgen_process_devices(m, 0, out, 8), e);
+        assert_int_equal(meshgen_process_of(m, 0), e);
+    }
+    unsetenv("MESHGEN_PROCESS");
+}
+
+static void test_every_function_rejects_null_mesh(void **state)
+{
+    int32_t coords[MESHGEN_MAX_AXES] = {0}, out[8], process;
+    int64_t start[2], size[2];
+
+    (void)state;
+    assert_int_equal(meshgen_axis_index(NULL, "x"), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_axis_size(NULL, 0), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_device_at(NULL, coords), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_coords_of(NULL, 0, coords), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_device_host(NULL, 0), MESHGEN_ERR_NULL);
+    assert_null(meshgen_device_info(NULL, 0));
+    assert_int_equal(meshgen_axes_mask(NULL, "x"), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_group(NULL, 0, 1, out, 8), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_group_index(NULL, 0, 1, NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_group_count(NULL, 1), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_stage_count(NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_stage_of(NULL, 0), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_stage_devices(NULL, 0, out, 8), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_sharding_index(NULL, "yx"), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_shard(NULL, 0, NULL, 2, 0, start, size, NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_process_from_env(NULL, &process), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_process_devices(NULL, 0, out, 8), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_process_of(NULL, 0), MESHGEN_ERR_NULL);
+}
+
+/* ---- axes, coordinates, devices ---------------------------------------------------------- */
+
+static void test_axis_index_and_size(void **state)
+{
+    (void)state;
+    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, "pp"), 0);
+    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, "dp"), 1);
+    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, "tp"), 2);
+    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, "t"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, "tpp"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, ""), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, NULL), MESHGEN_ERR_NULL);
+
+    assert_int_equal(meshgen_axis_size(&ppdptp_mesh, 0), 4);
+    assert_int_equal(meshgen_axis_size(&ppdptp_mesh, 2), 2);
+    assert_int_equal(meshgen_axis_size(&ppdptp_mesh, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_axis_size(&ppdptp_mesh, 3), MESHGEN_ERR_RANGE);
+}
+
+/* Every position of a permuted mesh that leaves two devices unused. */
+static void test_device_at_coords_of_round_trip(void **state)
+{
+    static const int32_t expect[2][2] = {{4, 5}, {0, 2}};
+    int32_t c[2], back[2];
+    int used = 0, d;
+
+    (void)state;
+    for (c[0] = 0; c[0] < 2; c[0]++) {
+        for (c[1] = 0; c[1] < 2; c[1]++) {
+            int dev = meshgen_device_at(&xy_mesh, c);
+
+            assert_int_equal(dev, expect[c[0]][c[1]]);
+            assert_int_equal(meshgen_coords_of(&xy_mesh, dev, back), MESHGEN_OK);
+            assert_int_equal(back[0], c[0]);
+            assert_int_equal(back[1], c[1]);
+        }
+    }
+    /* Going the other way, from each device id: the used ones come back to
+     * themselves, the unused ones are reported as such. */
+    for (d = 0; d < 6; d++) {
+        int rc = meshgen_coords_of(&xy_mesh, d, back);
+
+        if (d == 1 || d == 3) {
+            assert_int_equal(rc, MESHGEN_ERR_NOT_IN_MESH);
+            continue;
+        }
+        assert_int_equal(rc, MESHGEN_OK);
+        assert_int_equal(meshgen_device_at(&xy_mesh, back), d);
+        used++;
+    }
+    assert_int_equal(used, 4);
+}
+
+static void test_device_at_coords_of_errors(void **state)
+{
+    int32_t c[2] = {0, 0}, out[2] = {-7, -7};
+
+    (void)state;
+    assert_int_equal(meshgen_device_at(&xy_mesh, NULL), MESHGEN_ERR_NULL);
+    c[1] = 2;
+    assert_int_equal(meshgen_device_at(&xy_mesh, c), MESHGEN_ERR_RANGE);
+    c[1] = -1;
+    assert_int_equal(meshgen_device_at(&xy_mesh, c), MESHGEN_ERR_RANGE);
+    c[0] = 2;
+    c[1] = 0;
+    assert_int_equal(meshgen_device_at(&xy_mesh, c), MESHGEN_ERR_RANGE);
+
+    assert_int_equal(meshgen_coords_of(&xy_mesh, 0, NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_coords_of(&xy_mesh, -1, out), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_coords_of(&xy_mesh, 6, out), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_coords_of(&xy_mesh, 3, out), MESHGEN_ERR_NOT_IN_MESH);
+    /* Nothing is written on error. */
+    assert_int_equal(out[0], -7);
+    assert_int_equal(out[1], -7);
+}
+
+/* Host lookup over hosts that share a template, with a host of no devices. */
+static void test_device_host_and_info(void **state)
+{
+    static const int host_of[6] = {0, 0, 0, 2, 2, 2};
+    int d;
+
+    (void)state;
+    for (d = 0; d < 6; d++) {
+        const struct meshgen_device_info *info = meshgen_device_info(&xy_mesh, d);
+
+        assert_int_equal(meshgen_device_host(&xy_mesh, d), host_of[d]);
+        assert_ptr_equal(info, &gpu3_devices[d % 3]);
+    }
+    assert_string_equal(meshgen_device_info(&xy_mesh, 5)->pci, "0000:81:00.0");
+    assert_int_equal(meshgen_device_info(&xy_mesh, 5)->numa, 1);
+    /* An unused device still has a host and a description. */
+    assert_non_null(meshgen_device_info(&xy_mesh, 1));
+    for (d = 0; d < 16; d++) {
+        assert_int_equal(meshgen_device_host(&ppdptp_mesh, d), d / 8);
+        assert_ptr_equal(meshgen_device_info(&ppdptp_mesh, d), &gpu8_devices[d % 8]);
+    }
+
+    assert_int_equal(meshgen_device_host(&xy_mesh, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_host(&xy_mesh, 6), MESHGEN_ERR_RANGE);
+    assert_null(meshgen_device_info(&xy_mesh, -1));
+    assert_null(meshgen_device_info(&xy_mesh, 6));
+}
+
+/* ---- groups ---------------------------------------------------------------------------- */
+
+static void test_axes_mask(void **state)
+{
+    const struct meshgen_mesh *m = &ppdptp_mesh;
+
+    (void)state;
+    assert_int_equal(meshgen_axes_mask(m, ""), 0);
+    assert_int_equal(meshgen_axes_mask(m, "pp"), 1);
+    assert_int_equal(meshgen_axes_mask(m, "tp"), 4);
+    assert_int_equal(meshgen_axes_mask(m, "dp,tp"), 6);
+    assert_int_equal(meshgen_axes_mask(m, "tp,pp"), 5);
+    assert_int_equal(meshgen_axes_mask(m, "pp,dp,tp"), 7);
+    assert_int_equal(meshgen_axes_mask(m, "tp,tp"), 4);
+
+    assert_int_equal(meshgen_axes_mask(m, NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_axes_mask(m, "ep"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axes_mask(m, "dp,ep"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axes_mask(m, "t"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axes_mask(m, "tpp"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axes_mask(m, "dp,"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axes_mask(m, ",dp"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axes_mask(m, "dp,,tp"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axes_mask(m, ","), MESHGEN_ERR_NO_AXIS);
+    /* Names are exact: no spaces are trimmed. */
+    assert_int_equal(meshgen_axes_mask(m, "dp, tp"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axes_mask(m, " dp"), MESHGEN_ERR_NO_AXIS);
+}
+
+/*
+ * Checks each listed group: every member gets exactly that group, the
+ * group's position in the list as its number, and its position in the group
+ * as its rank; and the list covers the mesh.
+ */
+static void check_groups(const char *axes, int n_groups, int group_size, const int32_t *groups)
+{
+    uint32_t mask = (uint32_t)meshgen_axes_mask(&ppdptp_mesh, axes);
+    int g, r, k;
+
+    assert_int_equal(meshgen_group_count(&ppdptp_mesh, mask), n_groups);
+    assert_int_equal(n_groups * group_size, 16);
+    for (g = 0; g < n_groups; g++) {
+        for (r = 0; r < group_size; r++) {
+            int32_t members[16], rank = -1;
+            int device = groups[g * group_size + r];
+
+            assert_int_equal(meshgen_group(&ppdptp_mesh, device, mask, members, 16), group_size);
+            for (k = 0; k < group_size; k++)
+                assert_int_equal(members[k], groups[g * group_size + k]);
+            assert_int_equal(meshgen_group_index(&ppdptp_mesh, device, mask, &rank), g);
+            assert_int_equal(rank, r);
+        }
+    }
+}
+
+/* Reference case (DESIGN §1, Megatron RankGenerator / DeviceMesh.get_group):
+ * mesh (pp=4, dp=2, tp=2) over ranks 0..15. */
+static void test_reference_groups_pp_dp_tp(void **state)
+{
+    static const int32_t tp[8][2] = {{0, 1},   {2, 3},   {4, 5},   {6, 7},
+                                     {8, 9},   {10, 11}, {12, 13}, {14, 15}};
+    static const int32_t dp[8][2] = {{0, 2},  {1, 3},  {4, 6},   {5, 7},
+                                     {8, 10}, {9, 11}, {12, 14}, {13, 15}};
+    static const int32_t pp[4][4] = {
+        {0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}};
+    int32_t rank = -1;
+
+    (void)state;
+    check_groups("tp", 8, 2, &tp[0][0]);
+    check_groups("dp", 8, 2, &dp[0][0]);
+    check_groups("pp", 4, 4, &pp[0][0]);
+    /* Reference case: the dp group of device 5 (pp1, dp0, tp1) is number
+     * 1*2+1 = 3 in row-major order of (pp, tp). */
+    assert_int_equal(meshgen_group_index(&ppdptp_mesh, 5, 2, &rank), 3);
+    assert_int_equal(rank, 0);
+}
+
+static void test_group_empty_full_and_multi_axis(void **state)
+{
+    int32_t members[16], rank = -1;
+    int d, k;
+
+    (void)state;
+    /* An empty mask: every device alone, numbered by its flat index. */
+    assert_int_equal(meshgen_group_count(&xy_mesh, 0), 4);
+    for (d = 0; d < 4; d++) {
+        int device = xy_mesh_devices[d];
+
+        assert_int_equal(meshgen_group(&xy_mesh, device, 0, members, 16), 1);
+        assert_int_equal(members[0], device);
+        assert_int_equal(meshgen_group_index(&xy_mesh, device, 0, &rank), d);
+        assert_int_equal(rank, 0);
+    }
+    /* Every axis: one group, the mesh in mesh order; rank = flat index. */
+    assert_int_equal(meshgen_group_count(&xy_mesh, 3), 1);
+    assert_int_equal(meshgen_group(&xy_mesh, 2, 3, members, 16), 4);
+    for (k = 0; k < 4; k++)
+        assert_int_equal(members[k], xy_mesh_devices[k]);
+    assert_int_equal(meshgen_group_index(&xy_mesh, 2, 3, &rank), 0);
+    assert_int_equal(rank, 3);
+    /* Along a permuted mesh's x axis: devices at (0,y) and (1,y). */
+    assert_int_equal(meshgen_group(&xy_mesh, 5, 1, members, 16), 2);
+    assert_int_equal(members[0], 5);
+    assert_int_equal(members[1], 2);
+    assert_int_equal(meshgen_group_index(&xy_mesh, 2, 1, &rank), 1);
+    assert_int_equal(rank, 1);
+    /* Two axes of three: (dp, tp) groups of ppdptp are the pp stages' blocks;
+     * rank NULL is allowed. */
+    assert_int_equal(meshgen_group(&ppdptp_mesh, 9, 6, members, 16), 4);
+    for (k = 0; k < 4; k++)
+        assert_int_equal(members[k], 8 + k);
+    assert_int_equal(meshgen_group_index(&ppdptp_mesh, 9, 6, NULL), 2);
+}
+
+static void test_group_errors(void **state)
+{
+    int32_t members[4] = {-7, -7, -7, -7}, rank = -7;
+
+    (void)state;
+    /* Sizing query. */
+    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 1, NULL, 0), 4);
+    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 1, NULL, 4), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 1, members, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 1, members, 3), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 1, members, 0), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(members[0], -7); /* nothing written */
+    assert_int_equal(meshgen_group(&ppdptp_mesh, -1, 1, members, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group(&ppdptp_mesh, 16, 1, members, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 8, members, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 0x80000000u, members, 4),
+                     MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group(&xy_mesh, 1, 1, members, 4), MESHGEN_ERR_NOT_IN_MESH);
+    assert_int_equal(members[0], -7);
+
+    assert_int_equal(meshgen_group_index(&ppdptp_mesh, -1, 1, &rank), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group_index(&ppdptp_mesh, 16, 1, &rank), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group_index(&ppdptp_mesh, 0, 8, &rank), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group_index(&xy_mesh, 3, 1, &rank), MESHGEN_ERR_NOT_IN_MESH);
+    assert_int_equal(rank, -7);
+
+    assert_int_equal(meshgen_group_count(&ppdptp_mesh, 8), MESHGEN_ERR_RANGE);
+}
+
+/* ---- MPMD stages --------------------------------------------------------------------- */
+
+/* Reference case (DESIGN §1, jaxpp MpmdMesh): 16 devices, shape (4,2,1,2,1),
+ * names (stage,data,sequence,tensor,expert), mpmd = stage. */
+static void test_reference_jaxpp_stages(void **state)
+{
+    static const int32_t device1[5] = {0, 0, 0, 1, 0};
+    int32_t coords[5], devices[16];
+    uint32_t within_stage = (uint32_t)meshgen_axes_mask(&jaxpp_mesh, "data,sequence,tensor,expert");
+    int s, k, d;
+
+    (void)state;
+    assert_int_equal(meshgen_coords_of(&jaxpp_mesh, 1, coords), MESHGEN_OK);
+    for (k = 0; k < 5; k++)
+        assert_int_equal(coords[k], device1[k]);
+    assert_int_equal(meshgen_stage_count(&jaxpp_mesh), 4);
+    for (s = 0; s < 4; s++) {
+        assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, s, devices, 16), 4);
+        for (k = 0; k < 4; k++)
+            assert_int_equal(devices[k], 4 * s + k);
+    }
+    for (d = 0; d < 16; d++)
+        assert_int_equal(meshgen_stage_of(&jaxpp_mesh, d), d / 4);
+    /* A stage is the group along every axis but the MPMD one. */
+    assert_int_equal(within_stage, 0x1e);
+    assert_int_equal(meshgen_group_index(&jaxpp_mesh, 9, within_stage, NULL), 2);
+}
+
+/* An MPMD axis in the middle: stage devices are strided, in mesh order. */
+static void test_stages_inner_axis_and_none(void **state)
+{
+    struct meshgen_mesh m = ppdptp_mesh;
+    int32_t devices[16];
+    int k;
+
+    (void)state;
+    m.mpmd_axis = 1; /* dp as the stage axis, for the arithmetic only */
+    assert_int_equal(meshgen_stage_count(&m), 2);
+    assert_int_equal(meshgen_stage_devices(&m, 1, devices, 16), 8);
+    {
+        static const int32_t expect[8] = {2, 3, 6, 7, 10, 11, 14, 15};
+
+        for (k = 0; k < 8; k++)
+            assert_int_equal(devices[k], expect[k]);
+    }
+    assert_int_equal(meshgen_stage_of(&m, 6), 1);
+    assert_int_equal(meshgen_stage_of(&m, 13), 0);
+
+    /* No MPMD axis: one stage, the whole mesh in mesh order. */
+    assert_int_equal(meshgen_stage_count(&xy_mesh), 1);
+    assert_int_equal(meshgen_stage_of(&xy_mesh, 2), 0);
+    assert_int_equal(meshgen_stage_devices(&xy_mesh, 0, devices, 16), 4);
+    for (k = 0; k < 4; k++)
+        assert_int_equal(devices[k], xy_mesh_devices[k]);
+}
+
+static void test_stage_errors(void **state)
+{
+    int32_t devices[4] = {-7, -7, -7, -7};
+
+    (void)state;
+    assert_int_equal(meshgen_stage_of(&jaxpp_mesh, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_of(&jaxpp_mesh, 16), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_of(&xy_mesh, 1), MESHGEN_ERR_NOT_IN_MESH);
+
+    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, 0, NULL, 0), 4);
+    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, -1, devices, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, 4, devices, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_devices(&xy_mesh, 1, devices, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, 0, NULL, 4), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, 0, devices, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, 0, devices, 3), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(devices[0], -7);
+}
+
+/* ---- shardings -------------------------------------------------------------------------- */
+
+static void test_sharding_index(void **state)
+{
+    (void)state;
+    assert_int_equal(meshgen_sharding_index(&abc_mesh, "rows_cols"), 0);
+    assert_int_equal(meshgen_sharding_index(&abc_mesh, "rows_a"), 2);
+    assert_int_equal(meshgen_sharding_index(&abc_mesh, "rows"), MESHGEN_ERR_NO_SHARDING);
+    assert_int_equal(meshgen_sharding_index(&abc_mesh, NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_sharding_index(&ppdptp_mesh, "rows_cols"),
+                     MESHGEN_ERR_NO_SHARDING);
+}
+
+/* Reference case (DESIGN §1, NamedSharding.devices_indices_map): mesh
+ * (a=2,b=2,c=2), array (8,4), spec [[a,c], b]: device 1 (a0 b0 c1) holds rows
+ * 2:4, cols 0:2. */
+static void test_reference_shard_rows_cols(void **state)
+{
+    static const int64_t shape[2] = {8, 4};
+    int64_t start[2], size[2];
+    int32_t replica = -1;
+
+    (void)state;
+    assert_int_equal(meshgen_shard(&abc_mesh, 0, shape, 2, 1, start, size, &replica),
+                     MESHGEN_OK);
+    assert_int_equal(start[0], 2);
+    assert_int_equal(size[0], 2);
+    assert_int_equal(start[1], 0);
+    assert_int_equal(size[1], 2);
+    assert_int_equal(replica, 0);
+    /* The spec's own shape gives the same answer. */
+    start[0] = start[1] = size[0] = size[1] = -1;
+    assert_int_equal(meshgen_shard(&abc_mesh, 0, NULL, 2, 1, start, size, NULL), MESHGEN_OK);
+    assert_int_equal(start[0], 2);
+    assert_int_equal(size[0], 2);
+    assert_int_equal(start[1], 0);
+    assert_int_equal(size[1], 2);
+}
+
+/* Reference case (DESIGN §1): replica ids of [null, [b, c]] are 0,0,0,0,1,1,1,1
+ * and of [a] are 0,1,2,3,0,1,2,3. */
+static void test_reference_shard_replica_ids(void **state)
+{
+    static const int64_t shape[2] = {8, 4};
+    static const int32_t cols_bc[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+    static const int32_t rows_a[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+    int64_t start[2], size[2];
+    int32_t replica;
+    int d;
+
+    (void)state;
+    for (d = 0; d < 8; d++) {
+        assert_int_equal(meshgen_shard(&abc_mesh, 1, shape, 2, d, start, size, &replica),
+                         MESHGEN_OK);
+        assert_int_equal(replica, cols_bc[d]);
+        assert_int_equal(meshgen_shard(&abc_mesh, 2, shape, 2, d, start, size, &replica),
+                         MESHGEN_OK);
+        assert_int_equal(replica, rows_a[d]);
+        /* [a] leaves dimension 1, past the spec, whole. */
+        assert_int_equal(start[0], (d / 4) * 4);
+        assert_int_equal(size[0], 4);
+        assert_int_equal(start[1], 0);
+        assert_int_equal(size[1], 4);
+    }
+}
+
+/* For each sharding of the reference case, the 8 devices' shards tile the
+ * (8,4) array: every element is held by exactly 8 / (shard count) devices,
+ * whose replica ids are 0 .. that count - 1, once each. */
+static void test_reference_shards_tile_array(void **state)
+{
+    static const int64_t shape[2] = {8, 4};
+    static const int replicas[3] = {1, 2, 4};
+    int sharding;
+
+    (void)state;
+    for (sharding = 0; sharding < 3; sharding++) {
+        int holders[8][4] = {{0}};
+        unsigned seen[8][4] = {{0}};
+        int d, i, j;
+
+        for (d = 0; d < 8; d++) {
+            int64_t start[2], size[2];
+            int32_t replica = -1;
+
+            assert_int_equal(
+                meshgen_shard(&abc_mesh, sharding, shape, 2, d, start, size, &replica),
+                MESHGEN_OK);
+            assert_true(replica >= 0 && replica < replicas[sharding]);
+            assert_true(start[0] >= 0 && start[0] + size[0] <= 8);
+            assert_true(start[1] >= 0 && start[1] + size[1] <= 4);
+            for (i = (int)start[0]; i < start[0] + size[0]; i++) {
+                for (j = (int)start[1]; j < start[1] + size[1]; j++) {
+                    assert_false(seen[i][j] & (1u << replica));
+                    seen[i][j] |= 1u << replica;
+                    holders[i][j]++;
+                }
+            }
+        }
+        for (i = 0; i < 8; i++) {
+            for (j = 0; j < 4; j++) {
+                assert_int_equal(holders[i][j], replicas[sharding]);
+                assert_int_equal(seen[i][j], (1u << replicas[sharding]) - 1u);
+            }
+        }
+    }
+}
+
+/* A permuted mesh, and array dimensions past the spec. */
+static void test_shard_permuted_and_trailing_dims(void **state)
+{
+    static const int64_t shape[3] = {4, 6, 5};
+    int64_t start[3], size[3];
+    int32_t replica = -1;
+    int d;
+
+    (void)state;
+    /* Device 0 sits at (x1, y0): rows by y, columns by x. */
+    assert_int_equal(meshgen_shard(&xy_mesh, 0, NULL, 2, 0, start, size, &replica), MESHGEN_OK);
+    assert_int_equal(start[0], 0);
+    assert_int_equal(size[0], 2);
+    assert_int_equal(start[1], 3);
+    assert_int_equal(size[1], 3);
+    assert_int_equal(replica, 0);
+    /* A third dimension, past the spec, is whole. */
+    assert_int_equal(meshgen_shard(&xy_mesh, 0, shape, 3, 5, start, size, &replica), MESHGEN_OK);
+    assert_int_equal(start[0], 2);
+    assert_int_equal(size[0], 2);
+    assert_int_equal(start[1], 0);
+    assert_int_equal(size[1], 3);
+    assert_int_equal(start[2], 0);
+    assert_int_equal(size[2], 5);
+    /* An empty spec over a rank-0 array needs no start or size; every device
+     * holds the whole value, so the replica id is the flat index. */
+    for (d = 0; d < 8; d++) {
+        replica = -1;
+        assert_int_equal(meshgen_shard(&abc_mesh, 3, shape, 0, d, NULL, NULL, &replica),
+                         MESHGEN_OK);
+        assert_int_equal(replica, d);
+    }
+    /* Empty dimensions are divisible by anything. */
+    {
+        static const int64_t empty[2] = {0, 0};
+
+        assert_int_equal(meshgen_shard(&abc_mesh, 0, empty, 2, 7, start, size, NULL),
+                         MESHGEN_OK);
+        assert_int_equal(size[0], 0);
+        assert_int_equal(size[1], 0);
+    }
+}
+
+static void test_shard_errors(void **state)
+{
+    static const int64_t shape[2] = {8, 4};
+    static const int64_t odd_rows[2] = {6, 4};
+    static const int64_t odd_cols[2] = {8, 3};
+    static const int64_t negative[2] = {8, -4};
+    int64_t start[2] = {-7, -7}, size[2] = {-7, -7};
+    int32_t replica = -7;
+    const struct meshgen_mesh *m = &abc_mesh;
+
+    (void)state;
+    assert_int_equal(meshgen_shard(m, -1, shape, 2, 0, start, size, &replica),
+                     MESHGEN_ERR_NO_SHARDING);
+    assert_int_equal(meshgen_shard(m, 4, shape, 2, 0, start, size, &replica),
+                     MESHGEN_ERR_NO_SHARDING);
+    assert_int_equal(meshgen_shard(m, 0, shape, 2, 0, NULL, size, &replica), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_shard(m, 0, shape, 2, 0, start, NULL, &replica), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_shard(m, 2, shape, 1, 0, NULL, size, &replica), MESHGEN_ERR_NULL);
+    /* Fewer dimensions than the spec. */
+    assert_int_equal(meshgen_shard(m, 0, shape, 1, 0, start, size, &replica), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_shard(m, 2, shape, -1, 0, start, size, &replica),
+                     MESHGEN_ERR_RANGE);
+    /* No shape anywhere, or more dimensions than the spec's shape. */
+    assert_int_equal(meshgen_shard(m, 1, NULL, 2, 0, start, size, &replica), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_shard(m, 0, NULL, 3, 0, start, size, &replica), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_shard(m, 0, negative, 2, 0, start, size, &replica),
+                     MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_shard(m, 0, odd_rows, 2, 0, start, size, &replica),
+                     MESHGEN_ERR_INDIVISIBLE);
+    assert_int_equal(meshgen_shard(m, 0, odd_cols, 2, 0, start, size, &replica),
+                     MESHGEN_ERR_INDIVISIBLE);
+    /* [a] leaves an odd trailing dimension alone: that is not an error. */
+    assert_int_equal(meshgen_shard(m, 2, odd_cols, 2, 0, start, size, NULL), MESHGEN_OK);
+    start[0] = start[1] = size[0] = size[1] = -7;
+    assert_int_equal(meshgen_shard(m, 0, shape, 2, -1, start, size, &replica),
+                     MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_shard(m, 0, shape, 2, 8, start, size, &replica), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_shard(&xy_mesh, 0, NULL, 2, 1, start, size, &replica),
+                     MESHGEN_ERR_NOT_IN_MESH);
+    /* Nothing was written by any failing call. */
+    assert_int_equal(start[0], -7);
+    assert_int_equal(start[1], -7);
+    assert_int_equal(size[0], -7);
+    assert_int_equal(size[1], -7);
+    assert_int_equal(replica, -7);
+}
+
+/* ---- processes ---------------------------------------------------------------------------- */
+
+static void clear_launcher_env(void)
+{
+    unsetenv("MESHGEN_PROCESS");
+    unsetenv("OMPI_COMM_WORLD_RANK");
+    unsetenv("SLURM_PROCID");
+    unsetenv("RANK");
+}
+
+static void test_process_from_env_precedence(void **state)
+{
+    int32_t p = -1;
+
+    (void)state;
+    clear_launcher_env();
+    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_ERR_NO_ENV);
+    assert_int_equal(p, -1);
+
+    setenv("RANK", "3", 1);
+    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_OK);
+    assert_int_equal(p, 3);
+    setenv("SLURM_PROCID", "7", 1);
+    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_OK);
+    assert_int_equal(p, 7);
+    setenv("OMPI_COMM_WORLD_RANK", "11", 1);
+    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_OK);
+    assert_int_equal(p, 11);
+    setenv("MESHGEN_PROCESS", "0", 1);
+    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_OK);
+    assert_int_equal(p, 0);
+    /* Leading zeros are still plain decimal. */
+    setenv("MESHGEN_PROCESS", "015", 1);
+    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_OK);
+    assert_int_equal(p, 15);
+    clear_launcher_env();
+}
+
+static void test_process_from_env_errors(void **state)
+{
+    static const char *const malformed[] = {
+        "", "-1", "+1", " 1", "1 ", "1x", "0x1", "1.0", "99999999999", "2147483648",
+    };
+    int32_t p = -7;
+    int i;
+
+    (void)state;
+    clear_launcher_env();
+    setenv("RANK", "1", 1);
+    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, NULL), MESHGEN_ERR_NULL);
+    /* A set but malformed variable decides: no fall-through to RANK. */
+    for (i = 0; i < COUNT(malformed); i++) {
+        setenv("MESHGEN_PROCESS", malformed[i], 1);
+        if (meshgen_process_from_env(&ppdptp_mesh, &p) != MESHGEN_ERR_BAD_ENV)
+            fail_msg("MESHGEN_PROCESS=\"%s\" was accepted", malformed[i]);
+    }
+    unsetenv("MESHGEN_PROCESS");
+    setenv("SLURM_PROCID", "x", 1);
+    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_ERR_BAD_ENV);
+    /* Out of range for the mesh's process count. */
+    setenv("SLURM_PROCID", "16", 1);
+    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_ERR_RANGE);
+    setenv("SLURM_PROCID", "2147483647", 1);
+    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_ERR_RANGE);
+    setenv("SLURM_PROCID", "1", 1);
+    assert_int_equal(meshgen_process_from_env(&xy_mesh, &p), MESHGEN_OK);
+    assert_int_equal(p, 1);
+    setenv("SLURM_PROCID", "2", 1);
+    p = -7;
+    assert_int_equal(meshgen_process_from_env(&xy_mesh, &p), MESHGEN_ERR_RANGE);
+    assert_int_equal(p, -7);
+    clear_launcher_env();
+}
+
+static void test_process_devices_and_of(void **state)
+{
+    static const int owner[6] = {0, MESHGEN_ERR_NOT_IN_MESH, 0, MESHGEN_ERR_NOT_IN_MESH, 1, 1};
+    int32_t devices[8];
+    int d;
+
+    (void)state;
+    assert_int_equal(meshgen_process_devices(&xy_mesh, 0, devices, 8), 2);
+    assert_int_equal(devices[0], 0);
+    assert_int_equal(devices[1], 2);
+    assert_int_equal(meshgen_process_devices(&xy_mesh, 1, devices, 2), 2);
+    assert_int_equal(devices[0], 4);
+    assert_int_equal(devices[1], 5);
+    for (d = 0; d < 6; d++)
+        assert_int_equal(meshgen_process_of(&xy_mesh, d), owner[d]);
+    for (d = 0; d < 16; d++) {
+        assert_int_equal(meshgen_process_of(&ppdptp_mesh, d), d);
+        assert_int_equal(meshgen_process_devices(&ppdptp_mesh, d, devices, 1), 1);
+        assert_int_equal(devices[0], d);
+    }
+    assert_int_equal(meshgen_process_devices(&abc_mesh, 0, devices, 8), 8);
+    for (d = 0; d < 8; d++)
+        assert_int_equal(devices[d], d);
+}
+
+static void test_process_errors(void **state)
+{
+    int32_t devices[2] = {-7, -7};
+
+    (void)state;
+    assert_int_equal(meshgen_process_devices(&xy_mesh, 0, NULL, 0), 2);
+    assert_int_equal(meshgen_process_devices(&xy_mesh, 0, NULL, 2), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_process_devices(&xy_mesh, 0, devices, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_process_devices(&xy_mesh, 0, devices, 1), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(devices[0], -7);
+    assert_int_equal(meshgen_process_devices(&xy_mesh, -1, devices, 2), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_process_devices(&xy_mesh, 2, devices, 2), MESHGEN_ERR_RANGE);
+
+    assert_int_equal(meshgen_process_of(&xy_mesh, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_process_of(&xy_mesh, 6), MESHGEN_ERR_RANGE);
+}
+
+/*
+ * A mesh that fails meshgen_mesh_check must still not make the other
+ * functions index out of bounds through the table values they guard (run
+ * under ASan, an overrun here is a failure even when the result is right).
+ */
+static void test_unchecked_mesh_guards(void **state)
+{
+    static const int64_t shape[2] = {4, 6};
+    int32_t coords[2], out[4];
+    int64_t start[2], size[2];
+    struct scratch s;
+
+    (void)state;
+    scratch_init(&s);
+    s.device_index[1] = 4; /* one past the last flat index */
+    assert_int_equal(meshgen_coords_of(&s.mesh, 1, coords), MESHGEN_ERR_CORRUPT);
+    assert_int_equal(meshgen_group(&s.mesh, 1, 1, out, 4), MESHGEN_ERR_CORRUPT);
+
+    scratch_init(&s);
+    s.hosts[0].first_device = 1;
+    assert_int_equal(meshgen_device_host(&s.mesh, 0), MESHGEN_ERR_CORRUPT);
+    assert_null(meshgen_device_info(&s.mesh, 0));
+
+    scratch_init(&s);
+    s.mesh.n_hosts = 0;
+    assert_int_equal(meshgen_device_host(&s.mesh, 0), MESHGEN_ERR_CORRUPT);
+
+    scratch_init(&s);
+    s.hosts[2].template_index = 2;
+    assert_null(meshgen_device_info(&s.mesh, 4));
+    scratch_init(&s);
+    s.hosts[2].n_devices = 4; /* more than its template describes */
+    s.mesh.n_inventory_devices = 7;
+    assert_null(meshgen_device_info(&s.mesh, 6));
+
+    scratch_init(&s);
+    s.processes[1].count = 3;
+    assert_int_equal(meshgen_process_devices(&s.mesh, 1, out, 4), MESHGEN_ERR_CORRUPT);
+    assert_int_equal(meshgen_process_of(&s.mesh, 5), MESHGEN_ERR_CORRUPT);
+
+    /* An MPMD axis past the coordinate buffer, and past a 32-bit shift. */
+    scratch_init(&s);
+    s.mesh.mpmd_axis = MESHGEN_MAX_AXES;
+    assert_int_equal(meshgen_stage_count(&s.mesh), 1);
+    assert_int_equal(meshgen_stage_devices(&s.mesh, 0, out, 4), 4);
+    assert_int_equal(meshgen_stage_of(&s.mesh, 0), 0);
+    s.mesh.mpmd_axis = 40;
+    assert_int_equal(meshgen_stage_devices(&s.mesh, 0, out, 4), 4);
+
+    scratch_init(&s);
+    s.dims[0].shards = 0;
+    assert_int_equal(meshgen_shard(&s.mesh, 0, shape, 2, 0, start, size, NULL),
+                     MESHGEN_ERR_CORRUPT);
+    scratch_init(&s);
+    s.dims[1].axes[0] = 5;
+    assert_int_equal(meshgen_shard(&s.mesh, 0, shape, 2, 0, start, size, NULL),
+                     MESHGEN_ERR_CORRUPT);
+    scratch_init(&s);
+    s.dims[1].n_axes = MESHGEN_MAX_AXES + 1;
+    assert_int_equal(meshgen_shard(&s.mesh, 0, shape, 2, 0, start, size, NULL),
+                     MESHGEN_ERR_CORRUPT);
+    scratch_init(&s);
+    s.shardings[0].n_dims = MESHGEN_MAX_DIMS + 1;
+    assert_int_equal(meshgen_shard(&s.mesh, 0, NULL, 2, 0, start, size, NULL),
+                     MESHGEN_ERR_CORRUPT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_strerror_every_code),
+        cmocka_unit_test(test_version),
+        cmocka_unit_test(test_check_accepts_test_meshes),
+        cmocka_unit_test(test_check_rejects_null_magic_abi),
+        cmocka_unit_test(test_check_rejects_corruptions),
+        cmocka_unit_test(test_every_function_rejects_unusable_mesh),
+        cmocka_unit_test(test_every_function_rejects_null_mesh),
+        cmocka_unit_test(test_unchecked_mesh_guards),
+        cmocka_unit_test(test_axis_index_and_size),
+        cmocka_unit_test(test_device_at_coords_of_round_trip),
+        cmocka_unit_test(test_device_at_coords_of_errors),
+        cmocka_unit_test(test_device_host_and_info),
+        cmocka_unit_test(test_axes_mask),
+        cmocka_unit_test(test_reference_groups_pp_dp_tp),
+        cmocka_unit_test(test_group_empty_full_and_multi_axis),
+        cmocka_unit_test(test_group_errors),
+        cmocka_unit_test(test_reference_jaxpp_stages),
+        cmocka_unit_test(test_stages_inner_axis_and_none),
+        cmocka_unit_test(test_stage_errors),
+        cmocka_unit_test(test_sharding_index),
+        cmocka_unit_test(test_reference_shard_rows_cols),
+        cmocka_unit_test(test_reference_shard_replica_ids),
+        cmocka_unit_test(test_reference_shards_tile_array),
+        cmocka_unit_test(test_shard_permuted_and_trailing_dims),
+        cmocka_unit_test(test_shard_errors),
+        cmocka_unit_test(test_process_from_env_precedence),
+        cmocka_unit_test(test_process_from_env_errors),
+        cmocka_unit_test(test_process_devices_and_of),
+        cmocka_unit_test(test_process_errors),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
