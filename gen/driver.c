@@ -19,7 +19,8 @@ void mg_opts_init(struct mg_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->format = MG_FORMAT_TEXT;
-    o->color = MG_COLOR_AUTO;
+    o->color = MG_WHEN_AUTO;
+    o->groups = MG_WHEN_AUTO;
     o->out = stdout;
     o->err = stderr;
 }
@@ -251,6 +252,10 @@ int mg_cmd_generate(const struct mg_opts *o, const char *file)
         mg_finish(&r, ok);
         return MG_EXIT_USAGE;
     }
+    r.plan->emit_groups =
+        o->groups == MG_WHEN_ALWAYS ||
+        (o->groups == MG_WHEN_AUTO &&
+         (int64_t)r.plan->n_mesh * r.plan->n_axes <= MG_GROUPS_AUTO_LIMIT);
     hpath = mg_printf(&r.arena, "%s/%s_mesh.h", dir, r.plan->name);
     cpath = mg_printf(&r.arena, "%s/%s_mesh.c", dir, r.plan->name);
 
@@ -306,8 +311,8 @@ int mg_cmd_show(const struct mg_opts *o, const char *file)
     if (!ok)
         return mg_finish(&r, ok);
     p = r.plan;
-    color = o->color == MG_COLOR_ALWAYS ||
-            (o->color == MG_COLOR_AUTO && isatty(fileno(o->out)) && getenv("NO_COLOR") == NULL);
+    color = o->color == MG_WHEN_ALWAYS ||
+            (o->color == MG_WHEN_AUTO && isatty(fileno(o->out)) && getenv("NO_COLOR") == NULL);
     cols = (int)p->size[p->n_axes - 1];
     rows = p->n_mesh / cols;
     for (i = p->n_devices; i >= 10; i /= 10)

@@ -11,7 +11,7 @@
 
 enum { MG_EXIT_OK = 0, MG_EXIT_INPUT = 1, MG_EXIT_USAGE = 2 };
 
-enum mg_color { MG_COLOR_AUTO, MG_COLOR_ALWAYS, MG_COLOR_NEVER };
+enum mg_when { MG_WHEN_AUTO, MG_WHEN_ALWAYS, MG_WHEN_NEVER };
 
 struct mg_opts {
     const char *inventory;   /* --inventory: overrides the spec's */
@@ -23,7 +23,8 @@ struct mg_opts {
     const char *export_path; /* inventory --export */
     const char *svg_path;    /* show --svg */
     enum mg_diag_format format;
-    enum mg_color color;
+    enum mg_when color;
+    enum mg_when groups; /* generate --groups: auto (small meshes), always, never */
     FILE *out; /* where results go (stdout) */
     FILE *err; /* where diagnostics go (stderr) */
 };

@@ -30,17 +30,22 @@ static void mg_upper(char *dst, const char *src)
     dst[i] = '\0';
 }
 
-/* Text inside a comment: printable ASCII only, and no "*" followed by "/". */
+/* Text inside a comment: printable ASCII only, no "*" followed by "/", and
+ * no "??": under -std=c11 a trigraph "??/" at the end of a line splices the
+ * next one onto it, which gcc -Wall rejects (-Wtrigraphs). */
 static void mg_buf_comment(struct mg_buf *b, const char *s)
 {
+    int after_q = 0; /* the last character written was '?' */
+
     for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch < 0x20 || ch >= 0x7f)
-            mg_buf_put(b, "?", 1);
-        else if (ch == '*' && s[1] == '/')
+        char ch = (unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f ? '?' : *s;
+        if (ch == '?' && after_q)
+            mg_buf_put(b, "_", 1);
+        if (ch == '*' && s[1] == '/')
             mg_buf_put(b, "*_", 2);
         else
-            mg_buf_put(b, s, 1);
+            mg_buf_put(b, &ch, 1);
+        after_q = ch == '?';
     }
 }
 
@@ -131,6 +136,18 @@ void mg_emit_header(struct mg_buf *b, const struct mg_plan *p, const struct mg_i
             }
         }
     }
+    if (p->emit_groups) {
+        mg_blank(b);
+        mg_println(b, "/* Groups along each axis (DeviceMesh.get_group, MPI_Cart_sub): row g of");
+        mg_println(b, " * <name>_groups_<axis> lists group g's device ids in mesh order; groups");
+        mg_println(b, " * are numbered row-major over the other axes. */");
+        for (i = 0; i < p->n_axes; i++) {
+            mg_println(b, "#define %s_GROUPS_%s_COUNT %lld", up, p->axis_names[i],
+                       (long long)(p->n_mesh / p->size[i]));
+            mg_println(b, "#define %s_GROUPS_%s_SIZE %lld", up, p->axis_names[i],
+                       (long long)p->size[i]);
+        }
+    }
     mg_blank(b);
     mg_println(b, "#ifdef __cplusplus");
     mg_println(b, "extern \"C\" {");
@@ -138,6 +155,9 @@ void mg_emit_header(struct mg_buf *b, const struct mg_plan *p, const struct mg_i
     mg_blank(b);
     mg_println(b, "/* The mesh: pass it to the meshgen_* functions. */");
     mg_println(b, "extern const struct meshgen_mesh %s_mesh;", p->name);
+    for (i = 0; p->emit_groups && i < p->n_axes; i++)
+        mg_println(b, "extern const int32_t %s_groups_%s[%s_GROUPS_%s_COUNT][%s_GROUPS_%s_SIZE];",
+                   p->name, p->axis_names[i], up, p->axis_names[i], up, p->axis_names[i]);
     mg_blank(b);
     mg_println(b, "#ifdef __cplusplus");
     mg_println(b, "}");
@@ -212,6 +232,50 @@ static void mg_emit_templates(struct mg_buf *b, const struct mg_plan *p,
         mg_println(b, "};");
         mg_blank(b);
     }
+}
+
+/* One table per axis: row g holds group g along that axis, in mesh order. */
+static void mg_emit_groups(struct mg_buf *b, const struct mg_plan *p)
+{
+    struct mg_arena tmp;
+    int k, f, a;
+
+    mg_arena_init(&tmp);
+    for (k = 0; k < p->n_axes; k++) {
+        int size = (int)p->size[k], count = p->n_mesh / size, g;
+        int *table = mg_alloc_array(&tmp, (size_t)p->n_mesh, sizeof(int));
+        for (f = 0; f < p->n_mesh; f++) {
+            int rest = f, group = 0, mult = 1, rank = 0;
+            for (a = p->n_axes - 1; a >= 0; a--) {
+                int coord = rest % (int)p->size[a];
+                rest /= (int)p->size[a];
+                if (a == k) {
+                    rank = coord;
+                } else {
+                    group += coord * mult;
+                    mult *= (int)p->size[a];
+                }
+            }
+            table[group * size + rank] = p->mesh[f];
+        }
+        mg_println(b, "const int32_t %s_groups_%s[%d][%d] = {", p->name, p->axis_names[k], count,
+                   size);
+        b->indent++;
+        for (g = 0; g < count; g++) {
+            struct mg_buf line;
+            mg_buf_init(&line);
+            mg_buf_puts(&line, "{");
+            for (f = 0; f < size; f++)
+                mg_buf_printf(&line, "%s%d", f ? ", " : "", table[g * size + f]);
+            mg_buf_puts(&line, "},");
+            mg_println(b, "%s", line.data);
+            mg_buf_free(&line);
+        }
+        b->indent--;
+        mg_println(b, "};");
+        mg_blank(b);
+    }
+    mg_arena_free(&tmp);
 }
 
 void mg_emit_source(struct mg_buf *b, const struct mg_plan *p, const struct mg_inventory *inv,
@@ -340,6 +404,9 @@ void mg_emit_source(struct mg_buf *b, const struct mg_plan *p, const struct mg_i
         mg_println(b, "};");
         mg_blank(b);
     }
+
+    if (p->emit_groups)
+        mg_emit_groups(b, p);
 
     mg_println(b, "const struct meshgen_mesh %s_mesh = {", nm);
     b->indent++;

@@ -12,7 +12,7 @@
  * hosts) are parsed elsewhere; this file only has the place that sends them
  * there (see mg_inventory_load).
  */
-#include "model.h"
+#include "inventory.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -26,7 +26,6 @@
 #endif
 
 #define MG_CHECK_LOAD "inventory-load"
-#define MG_CHECK_FORMAT "inventory-format"
 #define MG_CHECK_CLOSENESS "inventory-closeness"
 
 /* A real export is well under 1 MiB; the bound keeps hostile input cheap. */
@@ -266,8 +265,9 @@ static int mg_cmp_gpu_os(const void *pa, const void *pb)
         return a->key < b->key ? -1 : 1;
     if (a->rank != b->rank)
         return a->rank < b->rank ? -1 : 1;
-    return a->os->logical_index < b->os->logical_index ? -1
-           : a->os->logical_index > b->os->logical_index;
+    return a->os->logical_index < b->os->logical_index
+               ? -1
+               : a->os->logical_index > b->os->logical_index;
 }
 
 static int mg_cmp_gpu(const void *pa, const void *pb)
@@ -283,7 +283,10 @@ static int mg_cmp_gpu(const void *pa, const void *pb)
  * backends, so only those of the best backend among them count (after the
  * PCI ones). Only when the topology has no compute OS device at all — an
  * export without GPU backends, or Debian's hwloc with no CUDA/NVML/RSMI
- * plugin — do PCI 3D controllers and processing accelerators count.
+ * plugin — do PCI 3D controllers and processing accelerators count. The
+ * rule is per topology, not per PCI device: where backends did report,
+ * a 3D controller they left out is not a usable GPU (the two Tesla M2075
+ * of 32em64t-2n8c2t-pci-wholeio.xml, whose expected count is 2).
  */
 static int mg_find_gpus(struct mg_arena *tmp, hwloc_topology_t topo, struct mg_gpu **out)
 {
@@ -353,7 +356,7 @@ static int mg_find_gpus(struct mg_arena *tmp, hwloc_topology_t topo, struct mg_g
 /* The index of the GPU an object of a distances matrix stands for, or -1. */
 static int mg_gpu_index(const struct mg_gpu *g, int n, hwloc_obj_t o)
 {
-    hwloc_obj_t pci = o->type == HWLOC_OBJ_PCI_DEVICE ? o
+    hwloc_obj_t pci = o->type == HWLOC_OBJ_PCI_DEVICE  ? o
                       : o->type == HWLOC_OBJ_OS_DEVICE ? mg_pci_of(o)
                                                        : NULL;
     int lo = 0, hi = n, i;
@@ -585,9 +588,8 @@ static void mg_extract_cpu_kind(struct mg_arena *a, struct mg_arena *tmp, struct
 
         objs[i] = o;
         v->kind = kind;
-        v->os_index = o->os_index == HWLOC_UNKNOWN_INDEX || o->os_index > INT_MAX
-                          ? -1
-                          : (int)o->os_index;
+        v->os_index =
+            o->os_index == HWLOC_UNKNOWN_INDEX || o->os_index > INT_MAX ? -1 : (int)o->os_index;
         v->numa = mg_first_numa(o->nodeset);
         v->pci = "";
         v->uuid = "";
@@ -632,9 +634,9 @@ static void mg_topology_digest(struct mg_topology *t)
         mg_buf_printf(&b, "%s\t%d\n", kn, t->n[k]);
         for (i = 0; i < t->n[k]; i++) {
             const struct mg_devinfo *v = &t->devs[k][i];
-            mg_buf_printf(&b, "%s[%d]\tos=%d\tnuma=%d\tpci=%s\tvendor=%s\tmodel=%s\tuuid=%s\tcpuset=%s\n",
-                          kn, i, v->os_index, v->numa, v->pci, v->vendor, v->model, v->uuid,
-                          v->cpuset);
+            mg_buf_printf(
+                &b, "%s[%d]\tos=%d\tnuma=%d\tpci=%s\tvendor=%s\tmodel=%s\tuuid=%s\tcpuset=%s\n", kn,
+                i, v->os_index, v->numa, v->pci, v->vendor, v->model, v->uuid, v->cpuset);
         }
         for (i = 0; t->closeness[k] && i < t->n[k]; i++) {
             mg_buf_printf(&b, "%s-closeness[%d]", kn, i);
@@ -647,39 +649,41 @@ static void mg_topology_digest(struct mg_topology *t)
     mg_buf_free(&b);
 }
 
-static struct mg_topology *mg_extract(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
-                                      hwloc_topology_t topo, const char *source)
+static void mg_extract(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
+                       hwloc_topology_t topo, const char *source, const char *label,
+                       struct mg_topology *t)
 {
-    struct mg_topology *t = mg_alloc(a, sizeof *t);
     struct mg_arena tmp;
     int k;
 
     /* Scratch for sorting and hwloc pointers, dropped before returning. */
     mg_arena_init(&tmp);
+    memset(t, 0, sizeof *t);
     t->key = mg_strdup(a, source);
-    t->label = t->key;
+    t->label = mg_strdup(a, label);
     mg_extract_gpus(a, &tmp, d, at, topo, t);
     for (k = 0; k < MG_N_KINDS; k++)
         if (k != MG_KIND_GPU)
             mg_extract_cpu_kind(a, &tmp, d, at, topo, k, t);
     mg_arena_free(&tmp);
     mg_topology_digest(t);
-    return t;
 }
 
 /* ---- sources ---------------------------------------------------------------- */
 
-/* The whole file in heap memory with a NUL after it, or NULL with an error.
+/* The whole file at path in heap memory with a NUL after it, or NULL with
+ * an error naming it by label.
  * Reading it here rather than with hwloc_topology_set_xml() bounds the size
  * and gives errors that name the file and the reason. */
-static char *mg_read_xml(struct mg_diags *d, struct mg_mark at, const char *path, size_t *len)
+static char *mg_read_xml(struct mg_diags *d, struct mg_mark at, const char *path, const char *label,
+                         size_t *len)
 {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
     size_t n = 0, cap = 0;
 
     if (!f) {
-        mg_error(d, MG_CHECK_LOAD, at, "cannot open inventory '%s': %s", path, strerror(errno));
+        mg_error(d, MG_CHECK_LOAD, at, "cannot open inventory '%s': %s", label, strerror(errno));
         return NULL;
     }
     for (;;) {
@@ -693,7 +697,7 @@ static char *mg_read_xml(struct mg_diags *d, struct mg_mark at, const char *path
                 cap = MG_XML_MAX_BYTES + 1;
             p = realloc(buf, cap + 1);
             if (!p) {
-                mg_error(d, MG_CHECK_LOAD, at, "out of memory reading inventory '%s'", path);
+                mg_error(d, MG_CHECK_LOAD, at, "out of memory reading inventory '%s'", label);
                 goto fail;
             }
             buf = p;
@@ -704,23 +708,23 @@ static char *mg_read_xml(struct mg_diags *d, struct mg_mark at, const char *path
             break;
     }
     if (ferror(f)) {
-        mg_error(d, MG_CHECK_LOAD, at, "cannot read inventory '%s': %s", path, strerror(errno));
+        mg_error(d, MG_CHECK_LOAD, at, "cannot read inventory '%s': %s", label, strerror(errno));
         goto fail;
     }
     if (n > MG_XML_MAX_BYTES) {
-        mg_error(d, MG_CHECK_LOAD, at, "inventory '%s' is larger than %zu MiB", path,
+        mg_error(d, MG_CHECK_LOAD, at, "inventory '%s' is larger than %zu MiB", label,
                  MG_XML_MAX_BYTES >> 20);
         goto fail;
     }
     if (n == 0) {
-        mg_error(d, MG_CHECK_LOAD, at, "inventory '%s' is empty", path);
+        mg_error(d, MG_CHECK_LOAD, at, "inventory '%s' is empty", label);
         goto fail;
     }
     /* hwloc's own parser stops at a NUL and libxml2 does not; refusing
      * them keeps both reading the same bytes. */
     if (memchr(buf, '\0', n)) {
         mg_error(d, MG_CHECK_LOAD, at, "inventory '%s' contains a NUL byte: not an hwloc XML file",
-                 path);
+                 label);
         goto fail;
     }
     fclose(f);
@@ -764,9 +768,10 @@ static long mg_synthetic_leaves(const char *desc)
 
 enum mg_source_kind { MG_SRC_LIVE, MG_SRC_SYNTHETIC, MG_SRC_XML };
 
-/* Points hwloc at the source and loads it. Every failure is reported. */
+/* Points hwloc at the source and loads it. Every failure is reported,
+ * naming the file by its label (as the user wrote it). */
 static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t topo,
-                         enum mg_source_kind kind, const char *source)
+                         enum mg_source_kind kind, const char *source, const char *label)
 {
     const char *desc = kind == MG_SRC_SYNTHETIC ? source + strlen("synthetic:") : source;
     char *xml = NULL;
@@ -776,8 +781,7 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
     /* Without this, hwloc drops every PCI and OS device. */
     hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
     switch (kind) {
-    case MG_SRC_LIVE:
-        break;
+    case MG_SRC_LIVE: break;
     case MG_SRC_SYNTHETIC:
         if (mg_synthetic_leaves(desc) < 0) {
             mg_error(d, MG_CHECK_LOAD, at,
@@ -788,7 +792,7 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
         ok = hwloc_topology_set_synthetic(topo, desc) == 0;
         break;
     case MG_SRC_XML:
-        xml = mg_read_xml(d, at, source, &len);
+        xml = mg_read_xml(d, at, source, label, &len);
         if (!xml)
             return 0;
         /* The length includes the NUL, as hwloc_topology_export_xmlbuffer
@@ -807,24 +811,27 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
                  strerror(errno));
         break;
     case MG_SRC_SYNTHETIC:
-        mg_error(d, MG_CHECK_LOAD, at, "invalid synthetic topology description '%s'", desc);
-        break;
-    case MG_SRC_XML: {
-        unsigned v = hwloc_get_api_version();
         mg_error(d, MG_CHECK_LOAD, at,
-                 "hwloc %u.%u cannot load '%s': not a valid hwloc topology XML (broken, "
-                 "truncated, or written by a newer hwloc)",
-                 v >> 16, (v >> 8) & 0xff, source);
+                 "invalid synthetic topology description '%s' (hwloc's syntax: levels from the "
+                 "top, the last one 'pu', e.g. 'pack:2 core:4 pu:2')",
+                 desc);
         break;
-    }
+    case MG_SRC_XML:
+        /* hwloc says no more than that (its parser is silent unless
+         * HWLOC_XML_VERBOSE is set), so list the usual reasons. */
+        mg_error(d, MG_CHECK_LOAD, at,
+                 "hwloc cannot load '%s': not a topology XML this hwloc can read (broken, "
+                 "truncated, not XML, or exported by hwloc 3.x)",
+                 label);
+        break;
     }
     return 0;
 }
 
 /* The host name: the topology's HostName, else (for a file) the file's base
  * name without its extension, else "localhost". */
-static const char *mg_host_name(struct mg_arena *a, hwloc_topology_t topo,
-                                enum mg_source_kind kind, const char *source)
+static const char *mg_host_name(struct mg_arena *a, hwloc_topology_t topo, enum mg_source_kind kind,
+                                const char *source)
 {
     const char *name = mg_info(hwloc_get_root_obj(topo), "HostName"), *base, *dot;
 
@@ -842,56 +849,70 @@ static const char *mg_host_name(struct mg_arena *a, hwloc_topology_t topo,
     return mg_safe_ndup(a, base, (size_t)(dot - base));
 }
 
+static enum mg_source_kind mg_source_kind_of(const char *source)
+{
+    if (strcmp(source, "live") == 0)
+        return MG_SRC_LIVE;
+    if (strncmp(source, "synthetic:", strlen("synthetic:")) == 0)
+        return MG_SRC_SYNTHETIC;
+    return MG_SRC_XML;
+}
+
+int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
+                     struct mg_mark at, struct mg_topology *t, const char **host_name)
+{
+    enum mg_source_kind kind = mg_source_kind_of(source);
+    hwloc_topology_t topo;
+
+    if (hwloc_topology_init(&topo) < 0) {
+        mg_error(d, MG_CHECK_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
+        return -1;
+    }
+    if (!mg_hwloc_load(d, at, topo, kind, source, label)) {
+        hwloc_topology_destroy(topo);
+        return -1;
+    }
+    mg_extract(a, d, at, topo, source, label, t);
+    if (host_name)
+        *host_name = mg_host_name(a, topo, kind, source);
+    hwloc_topology_destroy(topo);
+    return 0;
+}
+
 struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, const char *source,
                                        struct mg_mark at)
 {
-    enum mg_source_kind kind;
-    hwloc_topology_t topo;
     struct mg_inventory *inv;
-    struct mg_topology *t;
+    struct mg_topology t;
     const char *host;
 
     if (!source || !*source) {
         mg_error(d, MG_CHECK_LOAD, at, "empty inventory source");
         return NULL;
     }
-    if (strcmp(source, "live") == 0) {
-        kind = MG_SRC_LIVE;
-    } else if (strncmp(source, "synthetic:", strlen("synthetic:")) == 0) {
-        kind = MG_SRC_SYNTHETIC;
-    } else if (mg_ends_with_ci(source, ".yaml") || mg_ends_with_ci(source, ".yml")) {
-        /* The one place inventory YAML files (many hosts) leave this loader:
-         * their reader is a separate stage, not written yet. */
-        mg_error(d, MG_CHECK_FORMAT, at,
-                 "inventory YAML file '%s' is not supported yet: give an hwloc XML file, "
-                 "'synthetic:<description>' or 'live'",
-                 source);
-        return NULL;
-    } else {
-        kind = MG_SRC_XML;
+    if (mg_source_kind_of(source) == MG_SRC_XML &&
+        (mg_ends_with_ci(source, ".yaml") || mg_ends_with_ci(source, ".yml"))) {
+        /* Many hosts: the inventory YAML reader loads each topology it
+         * names through mg_topology_load. */
+        return mg_inventory_file_load(a, d, source, at);
     }
-
-    if (hwloc_topology_init(&topo) < 0) {
-        mg_error(d, MG_CHECK_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
+    if (mg_topology_load(a, d, source, source, at, &t, &host) != 0)
         return NULL;
-    }
-    if (!mg_hwloc_load(d, at, topo, kind, source)) {
-        hwloc_topology_destroy(topo);
-        return NULL;
-    }
-    t = mg_extract(a, d, at, topo, source);
-    host = mg_host_name(a, topo, kind, source);
-    hwloc_topology_destroy(topo);
 
     inv = mg_alloc(a, sizeof *inv);
     inv->source = mg_strdup(a, source);
     inv->n_topologies = 1;
-    inv->topologies = t;
+    inv->topologies = mg_alloc(a, sizeof *inv->topologies);
+    inv->topologies[0] = t;
     inv->n_hosts = 1;
     inv->hosts = mg_alloc(a, sizeof *inv->hosts);
     inv->hosts[0].name = host;
     inv->hosts[0].slice = NULL;
     inv->hosts[0].topology = 0;
     inv->hosts[0].at = at;
+    /* The depfile lists the XML file; a description or this machine is no file. */
+    inv->files = mg_alloc(a, sizeof *inv->files);
+    if (mg_source_kind_of(source) == MG_SRC_XML)
+        inv->files[inv->n_files++] = inv->source;
     return inv;
 }

@@ -59,7 +59,9 @@ static const struct mg_command mg_commands[] = {
      "atomically and only when there is no error; the output is byte-identical\n"
      "for the same inputs.\n",
      "  -o, --output DIR  the output directory (must exist; default '.')\n"
-     "  --depfile FILE    also write a Make-style depfile listing every input read\n"},
+     "  --depfile FILE    also write a Make-style depfile listing every input read\n"
+     "  --groups WHEN     emit each axis's groups as static tables: auto (default:\n"
+     "                    when devices x axes <= 65536), always or never\n"},
     {"resolve", "meshgen resolve [options] FILE",
      "Prints the resolved mesh as one JSON object: axes, hosts, devices, the mesh\n"
      "(device id at each position, row-major), processes and shardings.\n",
@@ -113,6 +115,7 @@ enum {
     OPT_FORMAT,
     OPT_DEPFILE,
     OPT_COLOR,
+    OPT_GROUPS,
 };
 
 static const struct option mg_long_options[] = {
@@ -124,6 +127,7 @@ static const struct option mg_long_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"depfile", required_argument, NULL, OPT_DEPFILE},
     {"color", required_argument, NULL, OPT_COLOR},
+    {"groups", required_argument, NULL, OPT_GROUPS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -192,13 +196,24 @@ int main(int argc, char **argv)
             break;
         case OPT_COLOR:
             if (strcmp(optarg, "auto") == 0)
-                o.color = MG_COLOR_AUTO;
+                o.color = MG_WHEN_AUTO;
             else if (strcmp(optarg, "always") == 0)
-                o.color = MG_COLOR_ALWAYS;
+                o.color = MG_WHEN_ALWAYS;
             else if (strcmp(optarg, "never") == 0)
-                o.color = MG_COLOR_NEVER;
+                o.color = MG_WHEN_NEVER;
             else
                 return mg_usage_error(cmd, "--color must be auto, always or never, not '%s'",
+                                      optarg);
+            break;
+        case OPT_GROUPS:
+            if (strcmp(optarg, "auto") == 0)
+                o.groups = MG_WHEN_AUTO;
+            else if (strcmp(optarg, "always") == 0)
+                o.groups = MG_WHEN_ALWAYS;
+            else if (strcmp(optarg, "never") == 0)
+                o.groups = MG_WHEN_NEVER;
+            else
+                return mg_usage_error(cmd, "--groups must be auto, always or never, not '%s'",
                                       optarg);
             break;
         case 'h': mg_command_help(cmd, stdout); return MG_EXIT_OK;

@@ -316,7 +316,12 @@ struct mg_plan {
     int64_t score;           /* closeness score of the chosen assignment */
     int64_t score_inventory; /* score of inventory order, for comparison */
     char digest[72];         /* "sha256:<hex>" */
+    int emit_groups;         /* emit per-axis group tables (set by the caller) */
 };
+
+/* Per-axis group tables are emitted by default only up to this many
+ * entries (devices x axes); --groups=always lifts it. */
+#define MG_GROUPS_AUTO_LIMIT 65536
 
 /* ---- stages, each in its own file ---------------------------------------- */
 

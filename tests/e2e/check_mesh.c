@@ -82,6 +82,55 @@ int main(void)
             printf("%s%d", d ? ", " : "", (int)buf[d]);
         printf("]");
     }
-    printf("]}\n");
+    printf("],\n \"groups\": [");
+    for (a = 0; a < m->n_axes; a++) {
+        printf("%s[", a ? ", " : "");
+        for (f = 0; f < m->n_devices; f++) {
+            int32_t rank = -1;
+            int dev = m->mesh_devices[f];
+            int g = meshgen_group_index(m, dev, 1u << a, &rank);
+            n = meshgen_group(m, dev, 1u << a, buf, (int)(sizeof buf / sizeof buf[0]));
+            if (g < 0 || n < 0)
+                FAIL("group of %d along axis %d: %s", dev, a, meshgen_strerror(g < 0 ? g : n));
+            if (buf[rank] != dev)
+                FAIL("device %d is not at its rank %d in its group", dev, (int)rank);
+            printf("%s{\"device\": %d, \"group\": %d, \"rank\": %d, \"members\": [", f ? ", " : "",
+                   dev, g, (int)rank);
+            for (d = 0; d < n; d++)
+                printf("%s%d", d ? ", " : "", (int)buf[d]);
+            printf("]}");
+        }
+        printf("]");
+    }
+    /* Shards: with the spec's shape where it has one, else 3 elements per
+     * shard in each dimension. */
+    printf("],\n \"shards\": {");
+    for (p = 0; p < m->n_shardings; p++) {
+        const struct meshgen_sharding *sh = &m->shardings[p];
+        int64_t global[MESHGEN_MAX_DIMS], start[MESHGEN_MAX_DIMS], size[MESHGEN_MAX_DIMS];
+        for (d = 0; d < sh->n_dims; d++)
+            global[d] = sh->has_shape ? sh->dims[d].global_size : sh->dims[d].shards * 3;
+        printf("%s\"%s\": {\"global\": [", p ? ", " : "", sh->name);
+        for (d = 0; d < sh->n_dims; d++)
+            printf("%s%lld", d ? ", " : "", (long long)global[d]);
+        printf("], \"devices\": [");
+        for (f = 0; f < m->n_devices; f++) {
+            int32_t replica = -1;
+            int dev = m->mesh_devices[f];
+            err = meshgen_shard(m, p, global, sh->n_dims, dev, start, size, &replica);
+            if (err != MESHGEN_OK)
+                FAIL("shard %s of device %d: %s", sh->name, dev, meshgen_strerror(err));
+            printf("%s{\"device\": %d, \"replica\": %d, \"start\": [", f ? ", " : "", dev,
+                   (int)replica);
+            for (d = 0; d < sh->n_dims; d++)
+                printf("%s%lld", d ? ", " : "", (long long)start[d]);
+            printf("], \"size\": [");
+            for (d = 0; d < sh->n_dims; d++)
+                printf("%s%lld", d ? ", " : "", (long long)size[d]);
+            printf("]}");
+        }
+        printf("]}");
+    }
+    printf("}}\n");
     return 0;
 }

@@ -1,0 +1,52 @@
+/*
+ * Fuzz target: bytes -> spec -> plan -> <name>_mesh.h and <name>_mesh.c,
+ * and for a sample of the inputs that give a plan (1 in 500 by a hash of
+ * the input, at most once a second) the emitted C is compiled with
+ * -std=c11 -Wall -Wextra -Wpedantic -Werror: it must always compile.
+ * MESHGEN_FUZZ_COMPILE_ALL=1 compiles every plan, to reproduce or
+ * minimise a rejection.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static time_t last;
+    const char *all = getenv("MESHGEN_FUZZ_COMPILE_ALL");
+    const struct mg_inventory *inv = mg_fuzz_inventory();
+    struct mg_arena a;
+    struct mg_diags d;
+    struct mg_node *root = NULL;
+    struct mg_spec *spec = NULL;
+    struct mg_plan *plan = NULL;
+    struct mg_buf h, c;
+    const char *inputs;
+
+    mg_arena_init(&a);
+    mg_diags_init(&d, &a);
+    root = mg_yaml_parse(&a, &d, "fuzz.yaml", (const char *)data, size);
+    if (root)
+        spec = mg_spec_from_node(&a, &d, "fuzz.yaml", root);
+    if (spec && d.n_errors == 0)
+        plan = mg_plan_build(&a, &d, spec, inv);
+    if (plan) {
+        inputs = mg_printf(&a, "spec fuzz.yaml, inventory %s",
+                           spec->inventory ? spec->inventory : "live");
+        plan->emit_groups = (int)(size & 1);
+        mg_buf_init(&h);
+        mg_buf_init(&c);
+        mg_emit_header(&h, plan, inv, inputs);
+        mg_emit_source(&c, plan, inv, inputs);
+        if ((all && *all == '1') || (mg_fuzz_hash(data, size) % 500 == 0 && time(NULL) != last)) {
+            last = time(NULL);
+            if (mg_fuzz_compile(plan->name, &h, &c) != 0)
+                __builtin_trap();
+        }
+        mg_buf_free(&h);
+        mg_buf_free(&c);
+    }
+    mg_arena_free(&a);
+    return 0;
+}

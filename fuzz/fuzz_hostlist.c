@@ -1,0 +1,38 @@
+/*
+ * Fuzz target: bytes -> a NUL-terminated string -> mg_hostlist_expand with
+ * a limit of 100000 names. Beyond the sanitizers it holds the function to
+ * its word: -1 exactly when it reported, never more names than the limit,
+ * and every name a non-empty run of host name characters of at most 255.
+ */
+#include <string.h>
+
+#include "fuzz_common.h"
+#include "inventory.h"
+
+#define MG_FUZZ_LIMIT 100000
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct mg_mark at = {"fuzz.yaml", 3, 12};
+    struct mg_arena a;
+    struct mg_diags d;
+    const char **names;
+    const char *text;
+    int n, i;
+
+    mg_arena_init(&a);
+    mg_diags_init(&d, &a);
+    text = mg_strndup(&a, (const char *)data, size);
+    n = mg_hostlist_expand(&a, &d, text, at, MG_FUZZ_LIMIT, &names);
+    if ((n < 0) != (d.n_errors > 0) || n > MG_FUZZ_LIMIT)
+        __builtin_trap();
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(names[i]);
+        if (len == 0 || len > 255 ||
+            strspn(names[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") !=
+                len)
+            __builtin_trap();
+    }
+    mg_arena_free(&a);
+    return 0;
+}

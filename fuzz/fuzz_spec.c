@@ -1,0 +1,38 @@
+/*
+ * Fuzz target: bytes -> mg_yaml_parse -> mg_spec_from_node -> mg_plan_build
+ * against the fixed inventory -> header, source and JSON, then every
+ * diagnostic printed. The spec's `inventory:` text, which can be anything,
+ * stands in the banner as the driver would put the inventory's name.
+ */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static FILE *devnull;
+    const struct mg_inventory *inv = mg_fuzz_inventory();
+    struct mg_arena a;
+    struct mg_diags d;
+    struct mg_node *root;
+    struct mg_spec *spec = NULL;
+    struct mg_plan *plan = NULL;
+
+    mg_arena_init(&a);
+    mg_diags_init(&d, &a);
+    root = mg_yaml_parse(&a, &d, "fuzz.yaml", (const char *)data, size);
+    if (root)
+        spec = mg_spec_from_node(&a, &d, "fuzz.yaml", root);
+    /* As the driver: a spec with errors of its own is not planned. */
+    if (spec && d.n_errors == 0)
+        plan = mg_plan_build(&a, &d, spec, inv);
+    if (plan)
+        mg_fuzz_emit_all(plan, inv,
+                         mg_printf(&a, "spec fuzz.yaml, inventory %s",
+                                   spec->inventory ? spec->inventory : "live"),
+                         (int)(size & 1));
+    if (!devnull)
+        devnull = fopen("/dev/null", "w");
+    if (devnull)
+        mg_diags_print(&d, devnull, (enum mg_diag_format)(size % 3));
+    mg_arena_free(&a);
+    return 0;
+}

@@ -1,0 +1,398 @@
+/*
+ * The inventory file (DESIGN §3) as a struct mg_inventory: a YAML list of
+ * host groups, each a Slurm hostlist with one topology (an hwloc XML file
+ * relative to the inventory, or a synthetic description) and an optional
+ * slice.
+ *
+ * It judges the format (keys, types, exactly one topology per group, host
+ * names unique across the file) and decides which topologies are the same,
+ * so that each distinct one is loaded once however many hosts share it.
+ * It knows nothing of hwloc (mg_topology_load in inventory.c loads a
+ * topology), of libyaml (it reads struct mg_node) or of mesh specs.
+ */
+#include "inventory.h"
+#include "node.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { MG_IK_VERSION, MG_IK_HOSTS, MG_IK_N };
+
+static const struct mg_word mg_inventory_keys[MG_IK_N] = {
+    [MG_IK_VERSION] = {"meshgen-inventory", 1},
+    [MG_IK_HOSTS] = {"hosts", 1},
+};
+
+enum { MG_GK_NAMES, MG_GK_TOPOLOGY, MG_GK_SYNTHETIC, MG_GK_SLICE, MG_GK_N };
+
+static const struct mg_word mg_group_keys[MG_GK_N] = {
+    [MG_GK_NAMES] = {"names", 1},
+    [MG_GK_TOPOLOGY] = {"topology", 0},
+    [MG_GK_SYNTHETIC] = {"synthetic", 0},
+    [MG_GK_SLICE] = {"slice", 0},
+};
+
+/* One entry of `hosts:` as read. */
+struct mg_group {
+    const char **names;
+    int n_names; /* 0 when the names were in error */
+    const char *slice;
+    int topology;      /* index into inv->topologies; -1 when in error */
+    struct mg_mark at; /* the names node: where its hosts are blamed */
+};
+
+/* A distinct topology already seen: its key and its index (-1 when it
+ * failed to load, so that it is reported once and not tried again). */
+struct mg_topo_slot {
+    const char *key;
+    int index;
+};
+
+struct mg_inv_ctx {
+    struct mg_arena *a;
+    struct mg_diags *d;
+    const char *dir; /* of the inventory file */
+    int have_self;   /* self_dev/self_ino are the inventory file's */
+    dev_t self_dev;
+    ino_t self_ino;
+    struct mg_inventory *inv;
+    struct mg_topo_slot *slots; /* open addressing, power-of-two size */
+    size_t mask;
+};
+
+/* ---- topologies ---------------------------------------------------------------- */
+
+/* FNV-1a: the keys are short and few; anything uniform will do. */
+static size_t mg_key_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return (size_t)h;
+}
+
+static struct mg_topo_slot *mg_topo_slot(struct mg_inv_ctx *c, const char *key)
+{
+    size_t i = mg_key_hash(key) & c->mask;
+    while (c->slots[i].key && strcmp(c->slots[i].key, key) != 0)
+        i = (i + 1) & c->mask;
+    return &c->slots[i];
+}
+
+static int mg_mark_after(struct mg_mark x, struct mg_mark y)
+{
+    return x.line > y.line || (x.line == y.line && x.col > y.col);
+}
+
+/* Which topology a group names: exactly one of `topology` and `synthetic`
+ * (when both are there, the second in the file is blamed). A file is known
+ * by its device and inode, so "dgx.xml", "./dgx.xml" and a link to it are
+ * one topology; a synthetic one by its description. Returns the index, or
+ * -1 after reporting. */
+static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
+                             const struct mg_node *topo, const struct mg_node *synth,
+                             const char *where)
+{
+    const struct mg_node *n = topo ? topo : synth;
+    const char *value, *source, *key;
+    struct mg_topo_slot *slot;
+    struct mg_topology t;
+    struct stat st;
+    int is_self = 0;
+
+    if (topo && synth) {
+        mg_error(c->d, "inventory-topology",
+                 mg_mark_after(topo->mark, synth->mark) ? topo->mark : synth->mark,
+                 "%s: found both 'topology' and 'synthetic', expected exactly one of them", where);
+        return -1;
+    }
+    if (!n) {
+        mg_error(c->d, "inventory-topology", group->mark,
+                 "%s: found neither 'topology' nor 'synthetic', expected exactly one of them (an "
+                 "hwloc XML file or a synthetic description)",
+                 where);
+        return -1;
+    }
+    where = mg_printf(c->a, "%s.%s", where, topo ? "topology" : "synthetic");
+    if (!mg_get_string(c->d, n, where, -1, &value))
+        return -1;
+    if (value[0] == '\0') {
+        mg_error(c->d, "inventory-topology", n->mark, "%s: found an empty string, expected %s",
+                 where, topo ? "the path of an hwloc XML file" : "a synthetic description");
+        return -1;
+    }
+    if (synth) {
+        source = key = mg_printf(c->a, "synthetic:%s", value);
+    } else {
+        /* As the driver resolves the spec's `inventory:`: relative to the
+         * file that names it, and left alone when that is the current
+         * directory, so that messages show the path as the user knows it. */
+        source = value[0] == '/' || strcmp(c->dir, ".") == 0
+                     ? value
+                     : mg_printf(c->a, "%s/%s", c->dir, value);
+        if (stat(source, &st) == 0) {
+            key = mg_printf(c->a, "file:%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+            is_self = c->have_self && st.st_dev == c->self_dev && st.st_ino == c->self_ino;
+        } else {
+            key = mg_printf(c->a, "path:%s", source);
+        }
+    }
+    slot = mg_topo_slot(c, key);
+    if (slot->key)
+        return slot->index;
+    slot->key = key;
+    slot->index = -1;
+    /* hwloc would fail on it too, but with a message about XML syntax. */
+    if (is_self) {
+        mg_error(c->d, "inventory-load", n->mark,
+                 "%s: the inventory names itself as a topology (%s), expected an hwloc XML file",
+                 where, mg_show_path(c->a, value));
+        return -1;
+    }
+    memset(&t, 0, sizeof t);
+    if (mg_topology_load(c->a, c->d, source, synth ? source : value, n->mark, &t, NULL) != 0)
+        return -1;
+    slot->index = c->inv->n_topologies;
+    c->inv->topologies[c->inv->n_topologies++] = t;
+    if (!synth)
+        c->inv->files[c->inv->n_files++] = source;
+    return slot->index;
+}
+
+/* ---- host groups ----------------------------------------------------------------- */
+
+static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct mg_node *n,
+                          size_t idx)
+{
+    const char *where = mg_where(c->a, "hosts", (long)idx);
+    const struct mg_node *v[MG_GK_N], *names;
+
+    g->topology = -1;
+    g->at = n->mark;
+    if (n->kind != MG_NODE_MAP) {
+        mg_mismatch(c->d, n, "hosts", (long)idx, "a mapping (names, topology or synthetic, slice)",
+                    "");
+        return;
+    }
+    mg_read_map(c->d, n, where, mg_group_keys, MG_GK_N, v);
+    names = v[MG_GK_NAMES];
+    if (names) {
+        g->at = names->mark;
+        if (mg_want(c->d, names, MG_ST_STR, mg_printf(c->a, "%s.names", where), -1,
+                    "a hostlist (a string such as gpu[001-016])")) {
+            struct mg_mark at = g->at;
+            /* The mark of a quoted scalar is its opening quote; the
+             * hostlist's columns count from the text after it. */
+            if (names->quoted)
+                at.col++;
+            g->n_names = mg_hostlist_expand(c->a, c->d, names->value, at, MG_MAX_HOSTS, &g->names);
+            if (g->n_names < 0)
+                g->n_names = 0;
+        }
+    }
+    if (v[MG_GK_SLICE])
+        mg_get_string(c->d, v[MG_GK_SLICE], mg_printf(c->a, "%s.slice", where), -1, &g->slice);
+    g->topology = mg_group_topology(c, n, v[MG_GK_TOPOLOGY], v[MG_GK_SYNTHETIC], where);
+}
+
+struct mg_hostref {
+    const char *name;
+    int host;
+};
+
+static int mg_hostref_cmp(const void *x, const void *y)
+{
+    const struct mg_hostref *p = x, *q = y;
+    int r = strcmp(p->name, q->name);
+    if (r)
+        return r;
+    return (p->host > q->host) - (p->host < q->host);
+}
+
+/* Host names are unique across the file. One error per group that repeats
+ * a name, at its names and related to the group that named it first, so
+ * two groups "gpu[001-016]" give one message, not sixteen. Sorting keeps
+ * a million hosts cheap. */
+static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *groups,
+                                  size_t n_groups, const int *host_group)
+{
+    const struct mg_inventory *inv = c->inv;
+    struct mg_hostref *refs = mg_alloc_array(c->a, (size_t)inv->n_hosts, sizeof *refs);
+    int *dups = mg_alloc_array(c->a, n_groups, sizeof *dups);
+    int *dup_host = mg_alloc_array(c->a, n_groups, sizeof *dup_host);
+    int *dup_first = mg_alloc_array(c->a, n_groups, sizeof *dup_first);
+    int i, run = 0;
+    size_t g;
+
+    for (i = 0; i < inv->n_hosts; i++) {
+        refs[i].name = inv->hosts[i].name;
+        refs[i].host = i;
+    }
+    qsort(refs, (size_t)inv->n_hosts, sizeof *refs, mg_hostref_cmp);
+    for (i = 0; i < inv->n_hosts; i++) {
+        int host = refs[i].host, grp;
+        if (i == 0 || strcmp(refs[i].name, refs[run].name) != 0) {
+            run = i;
+            continue;
+        }
+        /* The group's first repeated host (in file order) is the one named. */
+        grp = host_group[host];
+        if (dups[grp]++ == 0 || host < dup_host[grp]) {
+            dup_host[grp] = host;
+            dup_first[grp] = refs[run].host;
+        }
+    }
+    for (g = 0; g < n_groups; g++) {
+        const char *where, *name, *more;
+        int first_group;
+        if (!dups[g])
+            continue;
+        where = mg_where(c->a, "hosts", (long)g);
+        name = mg_show(c->a, inv->hosts[dup_host[g]].name);
+        more = dups[g] > 1 ? mg_printf(c->a, " (and %d more)", dups[g] - 1) : "";
+        first_group = host_group[dup_first[g]];
+        if ((size_t)first_group == g)
+            mg_error(c->d, "inventory-host-duplicate", groups[g].at,
+                     "%s.names: found the host %s%s twice in this hostlist, expected each host "
+                     "once",
+                     where, name, more);
+        else
+            mg_error_rel(c->d, "inventory-host-duplicate", groups[g].at, groups[first_group].at,
+                         "first defined here",
+                         "%s.names: found the host %s%s, already named by hosts[%d], expected "
+                         "each host once",
+                         where, name, more, first_group);
+    }
+}
+
+/* ---- the file -------------------------------------------------------------------- */
+
+/* A file of another format version is not judged by this one's rules: one
+ * clear error instead of a list of "unknown key"s. Returns 1 if so. */
+static int mg_other_version(struct mg_diags *d, const struct mg_node *root)
+{
+    size_t i;
+
+    for (i = 0; i < root->n; i++) {
+        const struct mg_node *ver = root->items[i];
+        int64_t version;
+        if (strcmp(root->keys[i]->value, "meshgen-inventory") != 0)
+            continue;
+        if (ver->kind == MG_NODE_SCALAR && mg_scalar_type(ver) == MG_ST_INT &&
+            mg_parse_int64(ver->value, &version) && version != 1) {
+            mg_error(d, "format-version", ver->mark,
+                     "meshgen-inventory: found format version %s, expected 1 (the only version "
+                     "this meshgen reads)",
+                     mg_show(d->arena, ver->value));
+            return 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
+{
+    struct mg_inventory *inv = c->inv;
+    struct mg_group *groups;
+    int *host_group;
+    size_t i, slots = 16;
+    int64_t total = 0;
+    int h;
+
+    if (hosts->kind != MG_NODE_SEQ) {
+        mg_mismatch(c->d, hosts, "hosts", -1,
+                    "a sequence of host groups (names, topology or synthetic, slice)", "");
+        return;
+    }
+    if (hosts->n == 0) {
+        mg_error(c->d, "inventory-empty", hosts->mark,
+                 "hosts: found an empty sequence, expected at least one group of hosts");
+        return;
+    }
+    /* Each group names at most one new topology. */
+    while (slots < 2 * hosts->n)
+        slots *= 2;
+    c->slots = mg_alloc_array(c->a, slots, sizeof *c->slots);
+    c->mask = slots - 1;
+    inv->topologies = mg_alloc_array(c->a, hosts->n, sizeof *inv->topologies);
+    inv->files = mg_alloc_array(c->a, hosts->n + 1, sizeof *inv->files);
+    inv->files[inv->n_files++] = inv->source;
+
+    groups = mg_alloc_array(c->a, hosts->n, sizeof *groups);
+    for (i = 0; i < hosts->n; i++) {
+        mg_read_group(c, &groups[i], hosts->items[i], i);
+        total += groups[i].n_names;
+        if (total > MG_MAX_HOSTS) {
+            mg_error(c->d, "inventory-host-count", groups[i].at,
+                     "hosts[%zu].names: found %" PRId64 " hosts up to here, expected at most %d "
+                     "in one inventory",
+                     i, total, MG_MAX_HOSTS);
+            return;
+        }
+    }
+
+    inv->hosts = mg_alloc_array(c->a, (size_t)total, sizeof *inv->hosts);
+    host_group = mg_alloc_array(c->a, (size_t)total, sizeof *host_group);
+    for (i = 0; i < hosts->n; i++) {
+        for (h = 0; h < groups[i].n_names; h++) {
+            struct mg_host *host = &inv->hosts[inv->n_hosts];
+            host->name = groups[i].names[h];
+            host->slice = groups[i].slice;
+            host->topology = groups[i].topology;
+            host->at = groups[i].at;
+            host_group[inv->n_hosts++] = (int)i;
+        }
+    }
+    mg_check_unique_hosts(c, groups, hosts->n, host_group);
+}
+
+struct mg_inventory *mg_inventory_file_load(struct mg_arena *a, struct mg_diags *d,
+                                            const char *path, struct mg_mark at)
+{
+    int errors = d->n_errors;
+    struct mg_inv_ctx c;
+    const struct mg_node *root, *v[MG_IK_N];
+    struct stat st;
+    size_t len;
+    char *buf;
+
+    buf = mg_read_file(a, d, path, at, &len);
+    if (!buf)
+        return NULL;
+    path = mg_strdup(a, path);
+    root = mg_yaml_parse(a, d, path, buf, len);
+    /* The loader has already said why there is no tree. */
+    if (!root)
+        return NULL;
+    if (root->kind != MG_NODE_MAP) {
+        mg_mismatch(d, root, "the top level", -1, "a mapping (meshgen-inventory, hosts)", "");
+        return NULL;
+    }
+    if (mg_other_version(d, root))
+        return NULL;
+
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    c.d = d;
+    c.dir = mg_dirname(a, path);
+    if (stat(path, &st) == 0) {
+        c.have_self = 1;
+        c.self_dev = st.st_dev;
+        c.self_ino = st.st_ino;
+    }
+    c.inv = mg_alloc(a, sizeof *c.inv);
+    c.inv->source = path;
+
+    mg_read_map(d, root, "the top level", mg_inventory_keys, MG_IK_N, v);
+    if (v[MG_IK_VERSION]) {
+        int64_t version;
+        /* Any other integer has been refused above: this is version 1. */
+        mg_get_int(d, v[MG_IK_VERSION], "meshgen-inventory", -1, &version);
+    }
+    if (v[MG_IK_HOSTS])
+        mg_read_hosts(&c, v[MG_IK_HOSTS]);
+    return d->n_errors > errors ? NULL : c.inv;
+}

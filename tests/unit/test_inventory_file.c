@@ -1,0 +1,498 @@
+/*
+ * Unit tests of the inventory file (inventory_file.c): host groups read
+ * into struct mg_inventory, each distinct topology loaded once, slices,
+ * and every error with its check name and line:col.
+ *
+ * The fixtures under tests/data/inventory/ name real hwloc XML snapshots
+ * (tests/data/hwloc/) and synthetic descriptions, loaded by inventory.c;
+ * those under errors/ each carry one kind of mistake. Inventories that need
+ * an absolute path or no file at all are written to a temporary directory.
+ */
+/* mkdtemp, clock_gettime: the generator library gets this definition from
+ * its build, a test file has to ask for it itself. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "inventory.h"
+
+#ifndef MESHGEN_TEST_DATA
+#define MESHGEN_TEST_DATA "tests/data"
+#endif
+#define INV_DATA MESHGEN_TEST_DATA "/inventory"
+#define DGX2_XML MESHGEN_TEST_DATA "/hwloc/nvidiaDGX2.xml"
+
+struct fx {
+    struct mg_arena arena;
+    struct mg_diags diags;
+    char dir[64]; /* a temporary directory, "" until made */
+    char path[128];
+};
+
+static int fx_setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    mg_arena_init(&f->arena);
+    mg_diags_init(&f->diags, &f->arena);
+    *state = f;
+    return 0;
+}
+
+static int fx_teardown(void **state)
+{
+    struct fx *f = *state;
+    if (f->dir[0]) {
+        unlink(f->path);
+        rmdir(f->dir);
+    }
+    mg_arena_free(&f->arena);
+    free(f);
+    return 0;
+}
+
+static void dump(const struct mg_diags *d)
+{
+    mg_diags_print(d, stderr, MG_FORMAT_TEXT);
+}
+
+static struct mg_inventory *load(struct fx *f, const char *path)
+{
+    struct mg_mark at = {"--inventory", 0, 0};
+    return mg_inventory_file_load(&f->arena, &f->diags, path, at);
+}
+
+/* Writes text as inv.yaml in a fresh temporary directory and loads it. */
+static struct mg_inventory *load_text(struct fx *f, const char *text)
+{
+    FILE *fp;
+
+    if (!f->dir[0]) {
+        strcpy(f->dir, "/tmp/meshgen-inv-XXXXXX");
+        assert_non_null(mkdtemp(f->dir));
+        snprintf(f->path, sizeof f->path, "%s/inv.yaml", f->dir);
+    }
+    fp = fopen(f->path, "w");
+    assert_non_null(fp);
+    assert_int_equal(fputs(text, fp) >= 0, 1);
+    assert_int_equal(fclose(fp), 0);
+    return load(f, f->path);
+}
+
+static void expect_clean_at(const struct mg_diags *d, const char *file, int line)
+{
+    if (d->n_errors != 0) {
+        dump(d);
+        fail_msg("%s:%d: expected no errors, got %d", file, line, d->n_errors);
+    }
+}
+#define expect_clean(d) expect_clean_at((d), __FILE__, __LINE__)
+
+/* The diagnostic with this check name at line:col, or a failure that lists
+ * what was reported instead. */
+static const struct mg_diag *expect_diag_at(const struct mg_diags *d, const char *check, int line,
+                                            int col, const char *file, int tline)
+{
+    int i;
+    for (i = 0; i < d->n; i++) {
+        const struct mg_diag *g = &d->items[i];
+        if (strcmp(g->check, check) == 0 && g->at.line == line && g->at.col == col)
+            return g;
+    }
+    dump(d);
+    fail_msg("%s:%d: no [%s] diagnostic at %d:%d", file, tline, check, line, col);
+    return NULL;
+}
+#define expect_diag(d, check, line, col)                                                           \
+    expect_diag_at((d), (check), (line), (col), __FILE__, __LINE__)
+
+static int count_check(const struct mg_diags *d, const char *check)
+{
+    int i, n = 0;
+    for (i = 0; i < d->n; i++)
+        n += strcmp(d->items[i].check, check) == 0;
+    return n;
+}
+
+static void expect_message(const struct mg_diag *g, const char *part)
+{
+    if (!strstr(g->message, part))
+        fail_msg("message \"%s\" lacks \"%s\"", g->message, part);
+}
+
+static void assert_mark(struct mg_mark m, const char *file, int line, int col)
+{
+    assert_string_equal(m.file, file);
+    assert_int_equal(m.line, line);
+    assert_int_equal(m.col, col);
+}
+
+/* ---- valid inventories ------------------------------------------------------- */
+
+static void test_two_hosts_one_topology(void **state)
+{
+    struct fx *f = *state;
+    const char *path = INV_DATA "/two-dgx.yaml";
+    struct mg_inventory *inv = load(f, path);
+
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_string_equal(inv->source, path);
+    assert_int_equal(inv->n_hosts, 2);
+    assert_string_equal(inv->hosts[0].name, "dgx1");
+    assert_string_equal(inv->hosts[1].name, "dgx2");
+    assert_null(inv->hosts[0].slice);
+    assert_mark(inv->hosts[0].at, path, 5, 12);
+    assert_mark(inv->hosts[1].at, path, 7, 12);
+    /* "../hwloc/x.xml" and "./../hwloc/x.xml" are one file, loaded once. */
+    assert_int_equal(inv->n_topologies, 1);
+    assert_int_equal(inv->hosts[0].topology, 0);
+    assert_int_equal(inv->hosts[1].topology, 0);
+    assert_int_equal(inv->topologies[0].n[MG_KIND_GPU], 16);
+    /* The inventory, then each topology file as opened, for --depfile. */
+    assert_int_equal(inv->n_files, 2);
+    assert_string_equal(inv->files[0], path);
+    assert_string_equal(inv->files[1], INV_DATA "/../hwloc/nvidiaDGX2.xml");
+}
+
+static void test_groups_and_slices(void **state)
+{
+    struct fx *f = *state;
+    static const char *const names[] = {"gpu001", "gpu002", "gpu003", "gpu004",
+                                        "cpu1",   "cpu2",   "login"};
+    static const char *const slices[] = {"rack-a", "rack-a", "rack-b", "rack-b", NULL, NULL, NULL};
+    const char *path = INV_DATA "/mixed.yaml";
+    struct mg_inventory *inv = load(f, path);
+    int i;
+
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_int_equal(inv->n_hosts, 7);
+    for (i = 0; i < 7; i++) {
+        assert_string_equal(inv->hosts[i].name, names[i]);
+        if (slices[i])
+            assert_string_equal(inv->hosts[i].slice, slices[i]);
+        else
+            assert_null(inv->hosts[i].slice);
+        assert_int_equal(inv->hosts[i].topology, i < 4 ? 0 : 1);
+    }
+    assert_mark(inv->hosts[2].at, path, 7, 12);
+    assert_mark(inv->hosts[6].at, path, 10, 12);
+    /* Two groups share the XML file; the synthetic one is the second. */
+    assert_int_equal(inv->n_topologies, 2);
+    assert_int_equal(inv->topologies[0].n[MG_KIND_GPU], 16);
+    assert_int_equal(inv->topologies[1].n[MG_KIND_GPU], 0);
+    assert_int_equal(inv->topologies[1].n[MG_KIND_PU], 16);
+    /* A synthetic topology is no file to depend on. */
+    assert_int_equal(inv->n_files, 2);
+}
+
+static void test_ten_thousand_hosts(void **state)
+{
+    struct fx *f = *state;
+    struct timespec t0, t1;
+    struct mg_inventory *inv;
+    double seconds;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    inv = load(f, INV_DATA "/many.yaml");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_int_equal(inv->n_hosts, 10000);
+    assert_string_equal(inv->hosts[0].name, "n00001");
+    assert_string_equal(inv->hosts[9999].name, "n10000");
+    assert_int_equal(inv->hosts[9999].topology, 0);
+    assert_int_equal(inv->n_topologies, 1);
+    /* Milliseconds when each topology is loaded once; loading it per host
+     * would take minutes. The bound leaves room for sanitizers and
+     * valgrind. */
+    seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (seconds > 10.0)
+        fail_msg("loading 10000 hosts took %.1f s", seconds);
+}
+
+static void test_paths(void **state)
+{
+    struct fx *f = *state;
+    char cwd[PATH_MAX], xml[2 * PATH_MAX], text[5 * PATH_MAX];
+    struct mg_inventory *inv;
+
+    /* An absolute path is kept as written, in whatever quoting. */
+    if (DGX2_XML[0] == '/') {
+        snprintf(xml, sizeof xml, "%s", DGX2_XML);
+    } else {
+        assert_non_null(getcwd(cwd, sizeof cwd));
+        snprintf(xml, sizeof xml, "%s/%s", cwd, DGX2_XML);
+    }
+    snprintf(text, sizeof text,
+             "meshgen-inventory: 1\nhosts:\n  - names: a1\n    topology: %s\n"
+             "  - names: a2\n    topology: '%s'\n",
+             xml, xml);
+    inv = load_text(f, text);
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_int_equal(inv->n_topologies, 1);
+    assert_int_equal(inv->n_files, 2);
+    assert_string_equal(inv->files[0], f->path);
+    assert_string_equal(inv->files[1], xml);
+}
+
+static void test_relative_to_current_directory(void **state)
+{
+    struct fx *f = *state;
+    char cwd[PATH_MAX];
+    struct mg_inventory *inv;
+
+    /* An inventory named without a directory resolves its topologies
+     * against the current one and shows them as written. */
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(INV_DATA), 0);
+    inv = load(f, "two-dgx.yaml");
+    assert_int_equal(chdir(cwd), 0);
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_int_equal(inv->n_topologies, 1);
+    assert_string_equal(inv->files[1], "../hwloc/nvidiaDGX2.xml");
+}
+
+/* ---- errors -------------------------------------------------------------------- */
+
+static void test_duplicate_host(void **state)
+{
+    struct fx *f = *state;
+    const char *path = INV_DATA "/errors/duplicate-host.yaml";
+    const struct mg_diag *g;
+
+    assert_null(load(f, path));
+    assert_int_equal(f->diags.n_errors, 1);
+    g = expect_diag(&f->diags, "inventory-host-duplicate", 5, 12);
+    assert_mark(g->related, path, 3, 12);
+    assert_string_equal(g->related_msg, "first defined here");
+    assert_string_equal(g->message, "hosts[1].names: found the host 'gpu015' (and 1 more), "
+                                    "already named by hosts[0], expected each host once");
+}
+
+static void test_duplicate_host_in_one_hostlist(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_diag *g;
+
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                             "  - names: n[1-3],n2\n    synthetic: 'pack:1 core:2 pu:1'\n"));
+    g = expect_diag(&f->diags, "inventory-host-duplicate", 3, 12);
+    assert_null(g->related.file);
+    expect_message(g, "found the host 'n2' twice in this hostlist");
+}
+
+static void test_missing_topology(void **state)
+{
+    struct fx *f = *state;
+
+    /* Two groups name the missing file: one error, at the first; the
+     * synthetic group between them still loads. */
+    assert_null(load(f, INV_DATA "/errors/missing-topology.yaml"));
+    expect_diag(&f->diags, "inventory-load", 5, 15);
+    assert_int_equal(count_check(&f->diags, "inventory-load"), 1);
+    assert_int_equal(f->diags.n_errors, 1);
+}
+
+static void test_broken_topology(void **state)
+{
+    struct fx *f = *state;
+
+    assert_null(load(f, INV_DATA "/errors/broken-topology.yaml"));
+    expect_diag(&f->diags, "inventory-load", 5, 15);
+}
+
+static void test_both_topologies(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_diag *g;
+
+    assert_null(load(f, INV_DATA "/errors/both-topologies.yaml"));
+    assert_int_equal(f->diags.n_errors, 1);
+    g = expect_diag(&f->diags, "inventory-topology", 5, 16);
+    assert_string_equal(g->message, "hosts[0]: found both 'topology' and 'synthetic', expected "
+                                    "exactly one of them");
+}
+
+static void test_no_topology(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_diag *g;
+
+    assert_null(load(f, INV_DATA "/errors/no-topology.yaml"));
+    assert_int_equal(f->diags.n_errors, 1);
+    g = expect_diag(&f->diags, "inventory-topology", 3, 5);
+    expect_message(g, "hosts[0]: found neither 'topology' nor 'synthetic'");
+}
+
+static void test_bad_hostlist(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_diag *g;
+
+    assert_null(load(f, INV_DATA "/errors/bad-hostlist.yaml"));
+    assert_int_equal(f->diags.n_errors, 2);
+    /* Quoted: the columns count from the text inside the quotes. */
+    g = expect_diag(&f->diags, "hostlist", 3, 24);
+    expect_message(g, "found the end of the text inside '[', expected ']'");
+    g = expect_diag(&f->diags, "hostlist", 5, 21);
+    expect_message(g, "found ']' with no '[' before it");
+}
+
+static void test_format_version(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_diag *g;
+
+    /* Another version's keys are not judged by this one's rules. */
+    assert_null(load(f, INV_DATA "/errors/format-version.yaml"));
+    assert_int_equal(f->diags.n_errors, 1);
+    g = expect_diag(&f->diags, "format-version", 1, 20);
+    assert_string_equal(g->message, "meshgen-inventory: found format version '2', expected 1 (the "
+                                    "only version this meshgen reads)");
+}
+
+static void test_unknown_key(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_diag *g;
+
+    assert_null(load(f, INV_DATA "/errors/unknown-key.yaml"));
+    assert_int_equal(f->diags.n_errors, 1);
+    g = expect_diag(&f->diags, "key-unknown", 5, 5);
+    assert_string_equal(g->message, "hosts[0]: found the unknown key 'slise', expected one of: "
+                                    "names, topology, synthetic, slice");
+}
+
+static void test_self_reference(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_diag *g;
+
+    /* Refused once, although two groups name it in two spellings. */
+    assert_null(load(f, INV_DATA "/errors/self-reference.yaml"));
+    assert_int_equal(f->diags.n_errors, 1);
+    g = expect_diag(&f->diags, "inventory-load", 5, 15);
+    expect_message(g, "the inventory names itself as a topology ('self-reference.yaml')");
+}
+
+static void test_structure(void **state)
+{
+    struct fx *f = *state;
+    const char *path = INV_DATA "/errors/structure.yaml";
+    const struct mg_diag *g;
+
+    assert_null(load(f, path));
+    g = expect_diag(&f->diags, "type-mismatch", 1, 20);
+    expect_message(g, "(the quotes make it a string)");
+    g = expect_diag(&f->diags, "type-mismatch", 3, 12);
+    assert_string_equal(g->message,
+                        "hosts[0].names: found a sequence, expected a hostlist (a string such "
+                        "as gpu[001-016])");
+    g = expect_diag(&f->diags, "type-mismatch", 5, 5);
+    expect_message(g, "hosts[1]: found the string 'just-a-string', expected a mapping");
+    expect_diag(&f->diags, "key-required", 6, 5);
+    g = expect_diag(&f->diags, "type-mismatch", 7, 12);
+    assert_string_equal(g->message, "hosts[2].slice: found the integer '7', expected a string");
+    g = expect_diag(&f->diags, "key-duplicate", 9, 5);
+    assert_mark(g->related, path, 8, 5);
+    g = expect_diag(&f->diags, "inventory-topology", 10, 16);
+    expect_message(g, "hosts[3].synthetic: found an empty string");
+    expect_diag(&f->diags, "key-unknown", 11, 1);
+    assert_int_equal(f->diags.n_errors, 8);
+}
+
+static void test_empty_hosts(void **state)
+{
+    struct fx *f = *state;
+
+    assert_null(load(f, INV_DATA "/errors/empty-hosts.yaml"));
+    expect_diag(&f->diags, "inventory-empty", 2, 8);
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts: gpu1\n"));
+    expect_diag(&f->diags, "type-mismatch", 2, 8);
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load_text(f, "meshgen-inventory: 1\n"));
+    expect_diag(&f->diags, "key-required", 1, 1);
+}
+
+static void test_not_an_inventory(void **state)
+{
+    struct fx *f = *state;
+    struct mg_mark at = {"spec.yaml", 4, 12};
+
+    /* Missing: reported where the inventory was named. */
+    assert_null(mg_inventory_file_load(&f->arena, &f->diags, INV_DATA "/no-such.yaml", at));
+    expect_diag(&f->diags, "io", 4, 12);
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load_text(f, "- a\n- b\n"));
+    expect_diag(&f->diags, "type-mismatch", 1, 1);
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load_text(f, "hosts: [\n"));
+    expect_diag(&f->diags, "yaml-syntax", 2, 1);
+}
+
+static void test_host_count(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_diag *g;
+
+    /* One group past the ceiling is refused from its count alone. */
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                             "  - names: n[0-1048576]\n    synthetic: 'pack:1 core:2 pu:1'\n"));
+    g = expect_diag(&f->diags, "hostlist", 3, 12);
+    expect_message(g, "found 1048577 names, expected at most 1048576");
+    /* Several groups are held to it together. */
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                             "  - names: a[1-600000]\n    synthetic: 'pack:1 core:2 pu:1'\n"
+                             "  - names: b[1-600000]\n    synthetic: 'pack:1 core:2 pu:1'\n"));
+    g = expect_diag(&f->diags, "inventory-host-count", 5, 12);
+    assert_string_equal(g->message, "hosts[1].names: found 1200000 hosts up to here, expected at "
+                                    "most 1048576 in one inventory");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
+        T(test_two_hosts_one_topology),
+        T(test_groups_and_slices),
+        T(test_ten_thousand_hosts),
+        T(test_paths),
+        T(test_relative_to_current_directory),
+        T(test_duplicate_host),
+        T(test_duplicate_host_in_one_hostlist),
+        T(test_missing_topology),
+        T(test_broken_topology),
+        T(test_both_topologies),
+        T(test_no_topology),
+        T(test_bad_hostlist),
+        T(test_format_version),
+        T(test_unknown_key),
+        T(test_self_reference),
+        T(test_structure),
+        T(test_empty_hosts),
+        T(test_not_an_inventory),
+        T(test_host_count),
+#undef T
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,475 @@
+/*
+ * Unit tests of the checks and the planner on models built in C: no YAML,
+ * no hwloc. The reference cases of DESIGN §1 (create_hybrid_device_mesh,
+ * eformer's DCN inference, jaxpp's stages) are here, named as such.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "locality.h"
+#include "model.h"
+
+struct fixture {
+    struct mg_arena arena;
+    struct mg_diags diags;
+    struct mg_spec spec;
+    struct mg_inventory inv;
+};
+
+static struct mg_mark mark(int line)
+{
+    struct mg_mark m = {"test.yaml", line, 1};
+    return m;
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    mg_arena_init(&f->arena);
+    mg_diags_init(&f->diags, &f->arena);
+    f->spec.file = "test.yaml";
+    f->spec.dir = ".";
+    f->spec.format = 1;
+    f->spec.name = "t";
+    f->spec.name_at = mark(2);
+    f->spec.mesh_at = mark(3);
+    f->spec.axes_at = mark(4);
+    f->spec.shape_at = mark(5);
+    f->spec.dcn_at = mark(6);
+    f->spec.mpmd_at = mark(7);
+    f->spec.device_kind = MG_KIND_GPU;
+    f->spec.order = MG_ORDER_INVENTORY;
+    f->spec.processes = MESHGEN_PROCESSES_HOST;
+    f->spec.granule = MG_GRANULE_HOST;
+    f->spec.sort_granules = 1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    mg_arena_free(&f->arena);
+    free(f);
+    return 0;
+}
+
+/* n_hosts hosts named h0.., each with per_host GPUs of one shared topology,
+ * whose closeness matrix is `closeness` (NULL: uniform). */
+static void hosts(struct fixture *f, int n_hosts, int per_host, const int *closeness)
+{
+    struct mg_topology *t = mg_alloc(&f->arena, sizeof *t);
+    int i;
+    t->key = t->label = "test";
+    t->n[MG_KIND_GPU] = per_host;
+    t->devs[MG_KIND_GPU] = mg_alloc_array(&f->arena, (size_t)per_host, sizeof(struct mg_devinfo));
+    for (i = 0; i < per_host; i++) {
+        struct mg_devinfo *d = &t->devs[MG_KIND_GPU][i];
+        d->kind = MG_KIND_GPU;
+        d->os_index = -1;
+        d->numa = 0;
+        d->pci = d->vendor = d->model = d->uuid = d->cpuset = "";
+    }
+    if (closeness) {
+        t->closeness[MG_KIND_GPU] =
+            mg_alloc_array(&f->arena, (size_t)per_host * (size_t)per_host, sizeof(int));
+        memcpy(t->closeness[MG_KIND_GPU], closeness,
+               (size_t)per_host * (size_t)per_host * sizeof(int));
+    }
+    f->inv.source = "test-inventory";
+    f->inv.n_topologies = 1;
+    f->inv.topologies = t;
+    f->inv.n_hosts = n_hosts;
+    f->inv.hosts = mg_alloc_array(&f->arena, (size_t)n_hosts, sizeof(struct mg_host));
+    for (i = 0; i < n_hosts; i++) {
+        f->inv.hosts[i].name = mg_printf(&f->arena, "h%d", i);
+        f->inv.hosts[i].topology = 0;
+        f->inv.hosts[i].at = mark(100 + i);
+    }
+}
+
+static void axes(struct fixture *f, int n, const char *const *names, const int64_t *shape,
+                 const int64_t *dcn)
+{
+    int i;
+    f->spec.n_axes = f->spec.shape_n = n;
+    for (i = 0; i < n; i++) {
+        f->spec.axes[i].name = names[i];
+        f->spec.axes[i].name_at = mark(4);
+        f->spec.axes[i].size = shape[i];
+        f->spec.axes[i].size_at = mark(5);
+        f->spec.axes[i].type = MESHGEN_AXIS_EXPLICIT;
+        if (dcn) {
+            f->spec.axes[i].dcn = dcn[i];
+            f->spec.axes[i].dcn_at = mark(6);
+        }
+    }
+    if (dcn) {
+        f->spec.has_dcn = 1;
+        f->spec.dcn_n = n;
+    }
+}
+
+static int has_error(const struct fixture *f, const char *check)
+{
+    int i;
+    for (i = 0; i < f->diags.n; i++)
+        if (f->diags.items[i].severity == MG_SEV_ERROR && strcmp(f->diags.items[i].check, check) == 0)
+            return 1;
+    return 0;
+}
+
+static void assert_mesh(const struct mg_plan *p, const int *want, int n)
+{
+    int i;
+    assert_non_null(p);
+    assert_int_equal(p->n_mesh, n);
+    for (i = 0; i < n; i++)
+        assert_int_equal(p->mesh[i], want[i]);
+}
+
+static const char *const ab[] = {"a", "b"};
+
+/* Reference case (create_hybrid_device_mesh): 2 hosts x 4 devices, ici
+ * (2,2), dcn (2,1) -> [[0,1],[2,3],[4,5],[6,7]]. */
+static void test_reference_hybrid_dcn_outer(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {4, 2}, dcn[] = {2, 1};
+    const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    struct mg_plan *p;
+    hosts(f, 2, 4, NULL);
+    axes(f, 2, ab, shape, dcn);
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_mesh(p, want, 8);
+    assert_int_equal(p->ici[0], 2);
+    assert_int_equal(p->dcn[0], 2);
+}
+
+/* Reference case: dcn (1,2) -> [[0,1,4,5],[2,3,6,7]]. */
+static void test_reference_hybrid_dcn_inner(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 4}, dcn[] = {1, 2};
+    const int want[] = {0, 1, 4, 5, 2, 3, 6, 7};
+    hosts(f, 2, 4, NULL);
+    axes(f, 2, ab, shape, dcn);
+    assert_mesh(mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv), want, 8);
+}
+
+/* Reference case: dcn (4,1) -> error (2 granules, product 4). */
+static void test_reference_hybrid_dcn_too_many(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {4, 2}, dcn[] = {4, 1};
+    hosts(f, 2, 4, NULL);
+    axes(f, 2, ab, shape, dcn);
+    assert_null(mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv));
+    assert_true(has_error(f, "dcn-granules"));
+    assert_non_null(strstr(f->diags.items[0].message, "is 4"));
+    assert_non_null(strstr(f->diags.items[0].message, "2 granules"));
+    assert_int_equal(f->diags.n_errors, 1);
+}
+
+/* Reference case: ici (2,4) -> error (4 devices per host, product 8). */
+static void test_reference_hybrid_ici_too_big(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 8}, dcn[] = {1, 2};
+    hosts(f, 2, 4, NULL);
+    axes(f, 2, ab, shape, dcn);
+    assert_null(mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv));
+    assert_true(has_error(f, "ici-devices"));
+    assert_true(has_error(f, "shape-devices"));
+}
+
+/* Reference case (eformer calculate_host_mesh_shape): global (2,4), 4 per
+ * host, 2 hosts -> host (1,4), dcn (2,1). */
+static void test_reference_dcn_inference(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 4};
+    const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    struct mg_plan *p;
+    hosts(f, 2, 4, NULL);
+    axes(f, 2, ab, shape, NULL);
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_mesh(p, want, 8);
+    assert_int_equal(p->ici[0], 1);
+    assert_int_equal(p->ici[1], 4);
+    assert_int_equal(p->dcn[0], 2);
+    assert_int_equal(p->dcn[1], 1);
+}
+
+/* -1 is resolved against the total, then the hybrid split is applied. */
+static void test_infer_then_hybrid(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {-1, 4};
+    struct mg_plan *p;
+    hosts(f, 4, 4, NULL);
+    axes(f, 2, ab, shape, NULL);
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_non_null(p);
+    assert_int_equal(p->size[0], 4);
+    assert_int_equal(p->dcn[0], 4);
+    assert_int_equal(p->ici[1], 4);
+}
+
+static void test_dcn_inference_fails(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {3, 4};
+    hosts(f, 4, 3, NULL);
+    axes(f, 2, ab, shape, NULL);
+    assert_null(mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv));
+    assert_true(has_error(f, "dcn-infer"));
+}
+
+/* Reference case (jaxpp MpmdMesh): 16 devices, shape (4,2,1,2,1), names
+ * (stage,data,sequence,tensor,expert), mpmd=stage: stage i holds devices
+ * 4i..4i+3; with one process per device every process is in one stage. */
+static void test_reference_jaxpp_stages(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"stage", "data", "sequence", "tensor", "expert"};
+    const int64_t shape[] = {4, 2, 1, 2, 1};
+    struct mg_plan *p;
+    int i;
+    hosts(f, 1, 16, NULL);
+    axes(f, 5, names, shape, NULL);
+    f->spec.mpmd = "stage";
+    f->spec.processes = MESHGEN_PROCESSES_DEVICE;
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_non_null(p);
+    assert_int_equal(p->mpmd_axis, 0);
+    assert_int_equal(p->n_processes, 16);
+    for (i = 0; i < 16; i++)
+        assert_int_equal(p->mesh[i], i);
+}
+
+/* One process per host whose devices fall in two stages: named error. */
+static void test_mpmd_process_in_two_stages(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"pp", "tp"};
+    const int64_t shape[] = {4, 2};
+    hosts(f, 2, 4, NULL);
+    axes(f, 2, names, shape, NULL);
+    f->spec.mpmd = "pp";
+    assert_null(mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv));
+    assert_true(has_error(f, "mpmd-process"));
+    assert_non_null(strstr(f->diags.items[0].message, "host 'h0'"));
+    assert_non_null(strstr(f->diags.items[0].message, "stage 0"));
+    assert_non_null(strstr(f->diags.items[0].message, "stage 1"));
+}
+
+/* The pipeline axis outermost over DCN: each host is one stage. */
+static void test_mpmd_stage_per_host(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"pp", "tp"};
+    const int64_t shape[] = {2, 4};
+    struct mg_plan *p;
+    hosts(f, 2, 4, NULL);
+    axes(f, 2, names, shape, NULL);
+    f->spec.mpmd = "pp";
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_non_null(p);
+    assert_int_equal(p->n_processes, 2);
+    assert_int_equal(p->processes[1].host, 1);
+    assert_int_equal(p->processes[1].count, 4);
+}
+
+static void test_granules_heterogeneous(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {-1};
+    struct mg_topology *t;
+    hosts(f, 3, 4, NULL);
+    /* A second topology with 2 GPUs for host h2. */
+    t = mg_alloc_array(&f->arena, 2, sizeof *t);
+    t[0] = f->inv.topologies[0];
+    t[1] = f->inv.topologies[0];
+    t[1].n[MG_KIND_GPU] = 2;
+    f->inv.topologies = t;
+    f->inv.n_topologies = 2;
+    f->inv.hosts[2].topology = 1;
+    axes(f, 1, ab, shape, NULL);
+    assert_null(mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv));
+    assert_true(has_error(f, "granules-homogeneous"));
+    assert_non_null(strstr(f->diags.items[0].message, "'h2' has 2"));
+    assert_non_null(strstr(f->diags.items[0].message, "'h0' has 4"));
+    assert_int_equal(f->diags.items[0].at.line, 102);
+}
+
+/* Slices group hosts; granules sort naturally by key (n2 before n10). */
+static void test_slices_and_natural_order(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 4}, dcn[] = {2, 1};
+    const int want[] = {4, 5, 6, 7, 0, 1, 2, 3};
+    struct mg_plan *p;
+    hosts(f, 4, 2, NULL);
+    f->inv.hosts[0].slice = "rack10";
+    f->inv.hosts[1].slice = "rack10";
+    f->inv.hosts[2].slice = "rack9";
+    f->inv.hosts[3].slice = "rack9";
+    f->spec.granule = MG_GRANULE_SLICE;
+    axes(f, 2, ab, shape, dcn);
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_mesh(p, want, 8);
+    assert_int_equal(p->host_granule[0], 1);
+    assert_int_equal(p->host_granule[2], 0);
+
+    /* Without sorting, the inventory's order decides. */
+    f->spec.sort_granules = 0;
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_non_null(p);
+    assert_int_equal(p->mesh[0], 0);
+}
+
+/* devices: N takes the first N devices; whole granules or part of one. */
+static void test_devices_subset(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {-1};
+    struct mg_plan *p;
+    hosts(f, 2, 4, NULL);
+    axes(f, 1, ab, shape, NULL);
+    f->spec.has_devices = 1;
+    f->spec.devices = 3;
+    f->spec.devices_at = mark(9);
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_non_null(p);
+    assert_int_equal(p->n_mesh, 3);
+    assert_int_equal(p->device_index[3], -1);
+    assert_int_equal(p->n_processes, 1);
+
+    f->spec.devices = 6;
+    assert_null(mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv));
+    assert_true(has_error(f, "devices-granules"));
+}
+
+static void test_processes_per_device(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 4}, dcn[] = {2, 1};
+    struct mg_plan *p;
+    int i;
+    hosts(f, 2, 4, NULL);
+    axes(f, 2, ab, shape, dcn);
+    f->spec.processes = MESHGEN_PROCESSES_DEVICE;
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_non_null(p);
+    assert_int_equal(p->n_processes, 8);
+    for (i = 0; i < 8; i++) {
+        assert_int_equal(p->processes[i].count, 1);
+        assert_int_equal(p->processes[i].host, i / 4);
+        assert_int_equal(p->process_devices[p->processes[i].first], i);
+    }
+}
+
+/* A closeness matrix whose PCI order alternates sockets: devices 0,2,4,6
+ * on one socket, 1,3,5,7 on the other. */
+static void alternating(int *m)
+{
+    int i, j;
+    for (i = 0; i < 8; i++)
+        for (j = 0; j < 8; j++)
+            m[i * 8 + j] = i == j ? 10 : (i % 2 == j % 2) ? 5 : 1;
+}
+
+static void test_locality_keeps_tp_in_socket(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {2, 4};
+    int m[64], i;
+    struct mg_plan *p;
+    alternating(m);
+    hosts(f, 1, 8, m);
+    axes(f, 2, names, shape, NULL);
+
+    f->spec.order = MG_ORDER_INVENTORY;
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_non_null(p);
+    /* Inventory order mixes sockets inside each tp group. */
+    assert_int_not_equal(p->mesh[0] % 2, p->mesh[1] % 2);
+
+    f->spec.order = MG_ORDER_LOCALITY;
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_non_null(p);
+    for (i = 0; i < 8; i++)
+        assert_int_equal(p->mesh[i] % 2, p->mesh[(i / 4) * 4] % 2);
+    assert_true(p->score > p->score_inventory);
+}
+
+static void test_locality_uniform_is_inventory(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 4};
+    const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    int m[64], i;
+    struct mg_plan *p;
+    for (i = 0; i < 64; i++)
+        m[i] = 3;
+    hosts(f, 1, 8, m);
+    axes(f, 2, ab, shape, NULL);
+    f->spec.order = MG_ORDER_LOCALITY;
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_mesh(p, want, 8);
+    assert_true(p->score == p->score_inventory);
+}
+
+/* The digest changes with the inputs and only with them. */
+static void test_digest(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 4};
+    char first[72];
+    struct mg_plan *p;
+    hosts(f, 1, 8, NULL);
+    axes(f, 2, ab, shape, NULL);
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_non_null(p);
+    memcpy(first, p->digest, sizeof first);
+    assert_int_equal(strncmp(first, "sha256:", 7), 0);
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_string_equal(first, p->digest);
+    f->spec.axes[1].size = 8;
+    f->spec.axes[0].size = 1;
+    p = mg_plan_build(&f->arena, &f->diags, &f->spec, &f->inv);
+    assert_non_null(p);
+    assert_string_not_equal(first, p->digest);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_reference_hybrid_dcn_outer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reference_hybrid_dcn_inner, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reference_hybrid_dcn_too_many, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reference_hybrid_ici_too_big, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reference_dcn_inference, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_infer_then_hybrid, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dcn_inference_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reference_jaxpp_stages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mpmd_process_in_two_stages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mpmd_stage_per_host, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_granules_heterogeneous, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slices_and_natural_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_devices_subset, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_processes_per_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_locality_keeps_tp_in_socket, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_locality_uniform_is_inventory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_digest, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
