@@ -31,7 +31,8 @@ struct mg_run {
     struct mg_diags diags;
     const struct mg_opts *opts;
     struct mg_spec *spec;
-    const char *inv_source;
+    const char *inv_source; /* as opened */
+    const char *inv_label;  /* as written */
     struct mg_inventory *inv;
     struct mg_plan *plan;
     int io_error; /* the spec itself could not be read */
@@ -53,8 +54,16 @@ static const char *mg_basename(const char *p)
     return s ? s + 1 : p;
 }
 
-/* Where the inventory comes from, and where to blame it. */
-static const char *mg_inventory_source(struct mg_run *r, struct mg_mark *at)
+/* A path as output may show it: absolute paths are cut to their base name. */
+static const char *mg_display_path(const char *p)
+{
+    return mg_is_absolute(p) && !mg_is_special_source(p) ? mg_basename(p) : p;
+}
+
+/* Where the inventory comes from, and where to blame it. *label receives
+ * the source as the user wrote it (relative to the spec), which is what the
+ * output may show: the opened path depends on the working directory. */
+static const char *mg_inventory_source(struct mg_run *r, struct mg_mark *at, const char **label)
 {
     const struct mg_spec *s = r->spec;
     at->file = NULL;
@@ -62,16 +71,19 @@ static const char *mg_inventory_source(struct mg_run *r, struct mg_mark *at)
     at->col = 0;
     if (r->opts->inventory) {
         at->file = "--inventory";
+        *label = r->opts->inventory;
         return r->opts->inventory;
     }
     if (s && s->inventory) {
         *at = s->inventory_at;
+        *label = s->inventory;
         if (mg_is_special_source(s->inventory) || mg_is_absolute(s->inventory) ||
             strcmp(s->dir, ".") == 0)
             return s->inventory;
         return mg_printf(&r->arena, "%s/%s", s->dir, s->inventory);
     }
     at->file = "(this machine)";
+    *label = "live";
     return "live";
 }
 
@@ -111,8 +123,13 @@ static int mg_load(struct mg_run *r, const struct mg_opts *o, const char *file)
      * are not all there, and the errors so far say what to fix. */
     parse_errors = r->diags.n_errors;
 
-    r->inv_source = mg_inventory_source(r, &at);
+    r->inv_source = mg_inventory_source(r, &at, &r->inv_label);
     r->inv = mg_inventory_load(&r->arena, &r->diags, r->inv_source, at);
+    /* A single topology file is labelled by the path it was opened with;
+     * show it as written instead, so output does not depend on the
+     * working directory. */
+    if (r->inv && r->inv->n_topologies == 1 && r->inv->n_files == 1)
+        r->inv->topologies[0].label = mg_display_path(r->inv_label);
     if (parse_errors)
         return 0;
     r->plan = mg_plan_build(&r->arena, &r->diags, r->spec, r->inv);
@@ -159,7 +176,9 @@ int mg_cmd_resolve(const struct mg_opts *o, const char *file)
 
 /* ---- generate ------------------------------------------------------------------ */
 
-int mg_write_atomic(const char *path, const char *data, size_t len)
+/* Writes data to a new temporary file beside path, with the mode a plain
+ * create would give, synced. Returns its malloc'd name, or NULL (errno). */
+static char *mg_write_temp(const char *path, const char *data, size_t len)
 {
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 16);
@@ -168,18 +187,18 @@ int mg_write_atomic(const char *path, const char *data, size_t len)
     size_t done = 0;
 
     if (!tmp)
-        return -1;
+        return NULL;
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp.XXXXXX", 12);
     fd = mkstemp(tmp);
     if (fd < 0)
-        goto fail_free;
+        goto fail;
     while (done < len) {
         ssize_t n = write(fd, data + done, len - done);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            goto fail_close;
+            goto fail_fd;
         }
         done += (size_t)n;
     }
@@ -187,29 +206,87 @@ int mg_write_atomic(const char *path, const char *data, size_t len)
     mask = umask(0);
     umask(mask);
     if (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0)
-        goto fail_close;
+        goto fail_fd;
     if (close(fd) != 0) {
         fd = -1;
-        goto fail_close;
+        goto fail_fd;
     }
-    if (rename(tmp, path) != 0) {
-        fd = -1;
-        goto fail_close;
-    }
-    free(tmp);
-    return 0;
+    return tmp;
 
-fail_close:
+fail_fd:
     saved = errno;
     if (fd >= 0)
         close(fd);
     unlink(tmp);
     errno = saved;
-fail_free:
+fail:
     saved = errno;
     free(tmp);
     errno = saved;
-    return -1;
+    return NULL;
+}
+
+int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens)
+{
+    char *tmp[MG_MAX_OUTPUTS] = {0}, *bak[MG_MAX_OUTPUTS] = {0};
+    int i, j, saved, ok = 0;
+
+    if (n > MG_MAX_OUTPUTS) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (i = 0; i < n; i++)
+        if (!(tmp[i] = mg_write_temp(paths[i], data[i], lens[i])))
+            goto out;
+    /* Hard links keep the old files reachable until every rename is done,
+     * so a failed rename can put back the ones already replaced. */
+    for (i = 0; i < n; i++) {
+        struct stat st;
+        if (lstat(paths[i], &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        bak[i] = malloc(strlen(tmp[i]) + 5);
+        if (!bak[i])
+            goto out;
+        sprintf(bak[i], "%s.old", tmp[i]);
+        if (link(paths[i], bak[i]) != 0) {
+            free(bak[i]);
+            bak[i] = NULL;
+            goto out;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (rename(tmp[i], paths[i]) != 0) {
+            saved = errno;
+            for (j = 0; j < i; j++) {
+                if (bak[j] ? rename(bak[j], paths[j]) == 0 : unlink(paths[j]) == 0) {
+                    free(bak[j]);
+                    bak[j] = NULL;
+                }
+            }
+            errno = saved;
+            goto out;
+        }
+        free(tmp[i]);
+        tmp[i] = NULL;
+    }
+    ok = 1;
+out:
+    saved = errno;
+    for (i = 0; i < n; i++) {
+        if (tmp[i])
+            unlink(tmp[i]);
+        if (bak[i])
+            unlink(bak[i]);
+        free(tmp[i]);
+        free(bak[i]);
+    }
+    errno = saved;
+    return ok ? 0 : -1;
+}
+
+int mg_write_atomic(const char *path, const char *data, size_t len)
+{
+    return mg_write_files(1, &path, &data, &len);
 }
 
 /* A path in a Make rule: spaces, '#' and '$' escaped. */
@@ -224,15 +301,15 @@ static void mg_buf_make_path(struct mg_buf *b, const char *p)
     }
 }
 
-/* The banner's inputs: names as given, never absolute paths. */
+/* The banner's inputs: the spec's file name and the inventory as the spec
+ * (or --inventory) names it; never an absolute path, and nothing that
+ * depends on the working directory. */
 static const char *mg_inputs_text(struct mg_run *r, const char *file)
 {
     const char *spec = r->opts->mesh ? mg_printf(&r->arena, "--mesh %s", r->opts->mesh)
-                                     : (mg_is_absolute(file) ? mg_basename(file) : file);
-    const char *inv = r->inv_source;
-    if (!mg_is_special_source(inv) && mg_is_absolute(inv))
-        inv = mg_basename(inv);
-    return mg_printf(&r->arena, "spec %s, inventory %s", spec, inv);
+                                     : mg_basename(file);
+    return mg_printf(&r->arena, "spec %s, inventory %s", spec,
+                     mg_display_path(r->inv_label));
 }
 
 int mg_cmd_generate(const struct mg_opts *o, const char *file)
@@ -264,11 +341,7 @@ int mg_cmd_generate(const struct mg_opts *o, const char *file)
     mg_buf_init(&dep);
     mg_emit_header(&h, r.plan, r.inv, mg_inputs_text(&r, file));
     mg_emit_source(&c, r.plan, r.inv, mg_inputs_text(&r, file));
-    if (mg_write_atomic(hpath, h.data, h.len) != 0 || mg_write_atomic(cpath, c.data, c.len) != 0) {
-        fprintf(o->err, "meshgen: error: cannot write to '%s': %s\n", dir, strerror(errno));
-        failed = 1;
-    }
-    if (!failed && o->depfile) {
+    if (o->depfile) {
         mg_buf_make_path(&dep, hpath);
         mg_buf_puts(&dep, " ");
         mg_buf_make_path(&dep, cpath);
@@ -282,9 +355,14 @@ int mg_cmd_generate(const struct mg_opts *o, const char *file)
             mg_buf_make_path(&dep, r.inv->files[i]);
         }
         mg_buf_puts(&dep, "\n");
-        if (mg_write_atomic(o->depfile, dep.data, dep.len) != 0) {
-            fprintf(o->err, "meshgen: error: cannot write depfile '%s': %s\n", o->depfile,
-                    strerror(errno));
+    }
+    {
+        /* The depfile goes with the tables: all three change, or none. */
+        const char *paths[3] = {hpath, cpath, o->depfile}, *data[3] = {h.data, c.data, dep.data};
+        size_t lens[3] = {h.len, c.len, dep.len};
+        if (mg_write_files(o->depfile ? 3 : 2, paths, data, lens) != 0) {
+            fprintf(o->err, "meshgen: error: cannot write %s_mesh.[ch]%s to '%s': %s\n",
+                    r.plan->name, o->depfile ? " and the depfile" : "", dir, strerror(errno));
             failed = 1;
         }
     }

@@ -42,4 +42,9 @@ int mg_cmd_inventory(const struct mg_opts *o);
  * Returns 0, or -1 with errno set. */
 int mg_write_atomic(const char *path, const char *data, size_t len);
 
+/* The same for a set of files that belong together (a .h and its .c):
+ * either all are replaced or none is. At most MG_MAX_OUTPUTS. */
+#define MG_MAX_OUTPUTS 4
+int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens);
+
 #endif /* MG_DRIVER_H */

@@ -208,24 +208,16 @@ static void mg_emit_templates(struct mg_buf *b, const struct mg_plan *p,
             mg_buf_printf(&line, "{.kind = %s, .os_index = %d, .numa = %d, .pci = ",
                           mg_kind_enum[dv->kind], dv->os_index, dv->numa);
             mg_c_str(&line, dv->pci);
-            mg_buf_puts(&line, ",\n");
-            mg_buf_puts(&line, "     .vendor = ");
+            mg_buf_puts(&line, ", .vendor = ");
             mg_c_str(&line, dv->vendor);
             mg_buf_puts(&line, ", .model = ");
             mg_c_str(&line, dv->model);
-            mg_buf_puts(&line, ",\n     .uuid = ");
+            mg_buf_puts(&line, ", .uuid = ");
             mg_c_str(&line, dv->uuid);
             mg_buf_puts(&line, ", .cpuset = ");
             mg_c_str(&line, dv->cpuset);
             mg_buf_puts(&line, "},");
-            /* Continuation lines carry their own indent, so print raw. */
-            {
-                int k;
-                for (k = 0; k < b->indent; k++)
-                    mg_buf_puts(b, "    ");
-                mg_buf_put(b, line.data, line.len);
-                mg_buf_puts(b, "\n");
-            }
+            mg_println(b, "%s", line.data);
             mg_buf_free(&line);
         }
         b->indent--;

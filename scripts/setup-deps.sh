@@ -5,7 +5,7 @@
 set -eu
 
 PACKAGES="gcc clang make cmake ninja-build pkg-config libyaml-dev libhwloc-dev hwloc
-libcmocka-dev python3 python3-jsonschema openmpi-bin libopenmpi-dev valgrind gcovr"
+libcmocka-dev python3 python3-jsonschema python3-yaml openmpi-bin libopenmpi-dev valgrind gcovr"
 
 missing=""
 for p in $PACKAGES; do

@@ -10,8 +10,8 @@ import sys
 
 def main():
     meshgen, checker, spec, inventory = sys.argv[1:5]
-    resolved = json.loads(subprocess.run([meshgen, "resolve", spec, "--inventory", inventory],
-                                         check=True, capture_output=True).stdout)
+    cmd = [meshgen, "resolve", spec] + (["--inventory", inventory] if inventory else [])
+    resolved = json.loads(subprocess.run(cmd, check=True, capture_output=True).stdout)
     got = json.loads(subprocess.run([checker], check=True, capture_output=True).stdout)
     sizes = [a["size"] for a in resolved["axes"]]
     fails = []

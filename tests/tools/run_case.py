@@ -7,11 +7,14 @@ A case is a YAML spec whose leading comments carry the test:
     # error: shape-infer 9:17
     # stdout: "mesh": [0, 1]          (a substring the output must hold)
     # stderr: some text               (a substring stderr must hold)
+Several case files may be given; with MESHGEN_WRAPPER set (e.g. to a
+valgrind command line) meshgen runs under it.
 The spec file itself is appended to the command line unless the command
 holds the word {file} (then it is put there) or the case says
 `# no-file`. Every `error:` line must match one diagnostic
 `FILE:LINE:COL: error: ... [CHECK]`, and there must be no other errors.
 """
+import os
 import re
 import shlex
 import subprocess
@@ -19,7 +22,14 @@ import sys
 
 
 def main():
-    meshgen, case = sys.argv[1], sys.argv[2]
+    meshgen, cases = sys.argv[1], sys.argv[2:]
+    wrapper = shlex.split(os.environ.get("MESHGEN_WRAPPER", ""))
+    failed = [c for c in cases if not run(wrapper + [meshgen], c)]
+    if failed:
+        sys.exit(f"{len(failed)} of {len(cases)} cases failed: {' '.join(failed)}")
+
+
+def run(meshgen, case):
     name = case.rsplit("/", 1)[-1]
     command, exit_code, errors, stdout_has, stderr_has, no_file = None, 0, [], [], [], False
     with open(case, encoding="utf-8", errors="replace") as f:
@@ -44,13 +54,14 @@ def main():
             elif key == "no-file":
                 no_file = True
     if command is None:
-        sys.exit(f"{name}: no '# meshgen:' line")
+        print(f"{name}: no '# meshgen:' line")
+        return False
     args = shlex.split(command)
     if "{file}" in args:
         args = [name if a == "{file}" else a for a in args]
     elif not no_file:
         args.append(name)
-    proc = subprocess.run([meshgen] + args, capture_output=True, timeout=60)
+    proc = subprocess.run(meshgen + args, capture_output=True, timeout=300)
     out = proc.stdout.decode("utf-8", "replace")
     err = proc.stderr.decode("utf-8", "replace")
     failures = []
@@ -74,12 +85,13 @@ def main():
         if s not in err:
             failures.append(f"stderr lacks {s!r}")
     if failures:
-        print(f"{name}: meshgen {' '.join(args)}")
+        print(f"{name}: {' '.join(meshgen + args)}")
         print("--- stdout\n" + out + "--- stderr\n" + err + "---")
         for f in failures:
             print(f"FAIL: {f}")
-        sys.exit(1)
+        return False
     print(f"{name}: ok ({len(errors)} errors as expected, exit {exit_code})")
+    return True
 
 
 if __name__ == "__main__":

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Output that can be trusted: atomic generation and the version guards.
+
+- A run that fails after writing has begun (the .c target is a directory,
+  so its rename fails after the .h was written and renamed) leaves the
+  previous .h and .c byte for byte as they were.
+- A run killed mid-write (SIGXFSZ from a file-size limit smaller than the
+  output) leaves the previous files as they were.
+- A failed check writes nothing at all.
+- Generated code refuses to compile against runtime headers that are too
+  old, that no longer accept its generator version, or that have another
+  table ABI: each #error names the problem.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+MESH_A = "dp:2,tp:4"
+MESH_B = "dp:4,tp:2"
+INV = "synthetic:pack:2 core:4 pu:1"
+
+
+def gen(meshgen, out, mesh, extra=(), preexec=None):
+    return subprocess.run([meshgen, "generate", "--mesh", mesh, "--inventory", INV, "--name",
+                           "trust", "-o", out] + list(extra), capture_output=True,
+                          preexec_fn=preexec)
+
+
+def snapshot(d):
+    return {f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))
+            if os.path.isfile(os.path.join(d, f))}
+
+
+def main():
+    meshgen, include, cc = sys.argv[1], sys.argv[2], sys.argv[3]
+    fails = []
+    with tempfile.TemporaryDirectory() as t:
+        out = os.path.join(t, "out")
+        os.mkdir(out)
+        assert gen(meshgen, out, MESH_A).returncode == 0
+        before = snapshot(out)
+
+        # 1. The .c rename fails after the .h was replaced: both roll back.
+        c_path = os.path.join(out, "trust_mesh.c")
+        os.rename(c_path, c_path + ".saved")
+        os.mkdir(c_path)
+        os.mkdir(os.path.join(c_path, "keep"))  # a non-empty dir: rename onto it fails
+        p = gen(meshgen, out, MESH_B)
+        if p.returncode != 2:
+            fails.append(f"failed write: exit {p.returncode}, expected 2")
+        if open(os.path.join(out, "trust_mesh.h"), "rb").read() != before["trust_mesh.h"]:
+            fails.append("failed write: the .h changed although the .c could not be written")
+        leftovers = [f for f in os.listdir(out) if ".tmp." in f]
+        if leftovers:
+            fails.append(f"failed write: temporary files left behind: {leftovers}")
+        shutil.rmtree(c_path)
+        os.rename(c_path + ".saved", c_path)
+
+        # 2. Killed mid-write by a file-size limit.
+        import resource
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (512, 512))
+        p = gen(meshgen, out, MESH_B, preexec=limit)
+        if p.returncode >= 0:
+            fails.append(f"killed write: exit {p.returncode}, expected death by SIGXFSZ")
+        after = {f: d for f, d in snapshot(out).items() if ".tmp." not in f}
+        if after != before:
+            fails.append("killed write: the previous outputs changed")
+
+        # 3. A failed check writes nothing.
+        p = gen(meshgen, out, "dp:3,tp:4")
+        if p.returncode != 1 or {f: d for f, d in snapshot(out).items() if ".tmp." not in f} != before:
+            fails.append("failed check: outputs changed or wrong exit code")
+
+        # 4. Version guards, both directions, and the ABI.
+        hdr = open(os.path.join(include, "meshgen", "meshgen.h")).read()
+        cases = [
+            ("runtime too old", re.sub(r"#define MESHGEN_VERSION_MINOR \d+",
+                                       "#define MESHGEN_VERSION_MINOR 0", hdr),
+             "newer than these runtime headers"),
+            ("generator too old", re.sub(r"#define MESHGEN_MIN_GENERATOR_VERSION \d+",
+                                         "#define MESHGEN_MIN_GENERATOR_VERSION 999999", hdr),
+             "older than this runtime accepts"),
+            ("other ABI", re.sub(r"#define MESHGEN_ABI \d+", "#define MESHGEN_ABI 999", hdr),
+             "table ABI"),
+        ]
+        for name, text, message in cases:
+            inc = os.path.join(t, "inc-" + name.replace(" ", "-"))
+            os.makedirs(os.path.join(inc, "meshgen"))
+            open(os.path.join(inc, "meshgen", "meshgen.h"), "w").write(text)
+            p = subprocess.run([cc, "-std=c11", "-fsyntax-only", "-I", inc, "-I", out, c_path],
+                               capture_output=True, text=True)
+            if p.returncode == 0 or message not in p.stderr:
+                fails.append(f"version guard '{name}': compiled={p.returncode == 0}, "
+                             f"stderr lacks {message!r}")
+        p = subprocess.run([cc, "-std=c11", "-fsyntax-only", "-I", include, "-I", out, c_path],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            fails.append(f"the matching headers do not compile the tables: {p.stderr}")
+    for f in fails:
+        print("FAIL:", f)
+    print(f"output trust: {len(fails)} failures")
+    sys.exit(1 if fails else 0)
+
+
+if __name__ == "__main__":
+    main()
