@@ -696,20 +696,27 @@ static int check_dcn_divides(struct mg_ctx *c)
 static int check_ici_devices(struct mg_ctx *c)
 {
     int64_t prod = 1;
-    int i;
+    int i, overflow = 0;
     struct mg_buf b;
     if (!c->spec->has_dcn)
         return 1;
     for (i = 0; i < c->spec->n_axes; i++)
-        mg_mul64(prod, c->ici[i], &prod);
-    if (prod == c->per_granule)
+        if (!mg_mul64(prod, c->ici[i], &prod))
+            overflow = 1;
+    if (!overflow && prod == c->per_granule)
         return 1;
     mg_buf_init(&b);
     mg_describe_shape(&b, c, c->ici);
-    mg_error(c->diags, "ici-devices", c->spec->dcn_at,
-             "the ICI part shape / dcn = %s needs %lld devices per granule but each granule "
-             "has %lld",
-             b.data, (long long)prod, (long long)c->per_granule);
+    if (overflow)
+        mg_error(c->diags, "ici-devices", c->spec->dcn_at,
+                 "the ICI part shape / dcn = %s overflows 64 bits; each granule has %lld "
+                 "devices",
+                 b.data, (long long)c->per_granule);
+    else
+        mg_error(c->diags, "ici-devices", c->spec->dcn_at,
+                 "the ICI part shape / dcn = %s needs %lld devices per granule but each "
+                 "granule has %lld",
+                 b.data, (long long)prod, (long long)c->per_granule);
     mg_buf_free(&b);
     return 0;
 }

@@ -232,7 +232,7 @@ struct mg_topology {
     int n[MG_N_KINDS];
     struct mg_devinfo *devs[MG_N_KINDS];
     int *closeness[MG_N_KINDS];
-    char digest[65]; /* sha256 hex of the source bytes or description */
+    char digest[65]; /* sha256 hex of the extracted devices and closeness */
 };
 
 struct mg_host {

@@ -266,6 +266,35 @@ void mg_diags_init(struct mg_diags *d, struct mg_arena *a)
     d->arena = a;
 }
 
+/* A message stays on one line whatever names it quotes: control bytes are
+ * written as escapes, so no input can forge a diagnostic line of its own. */
+static const char *mg_one_line(struct mg_arena *a, const char *msg)
+{
+    struct mg_buf b;
+    const unsigned char *p;
+    const char *out;
+
+    for (p = (const unsigned char *)msg; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            break;
+    if (!*p)
+        return msg;
+    mg_buf_init(&b);
+    for (p = (const unsigned char *)msg; *p; p++) {
+        if (*p == '\n')
+            mg_buf_puts(&b, "\\n");
+        else if (*p == '\t')
+            mg_buf_puts(&b, "\\t");
+        else if (*p < 0x20 || *p == 0x7f)
+            mg_buf_printf(&b, "\\x%02x", *p);
+        else
+            mg_buf_put(&b, (const char *)p, 1);
+    }
+    out = mg_strdup(a, b.data);
+    mg_buf_free(&b);
+    return out;
+}
+
 static void mg_diag_vadd(struct mg_diags *d, enum mg_severity sev, const char *check,
                          struct mg_mark at, const struct mg_mark *rel, const char *rel_msg,
                          const char *fmt, va_list ap) MG_PRINTF(7, 0);
@@ -298,7 +327,7 @@ static void mg_diag_vadd(struct mg_diags *d, enum mg_severity sev, const char *c
         g->related = *rel;
         g->related_msg = rel_msg;
     }
-    g->message = mg_vprintf(d->arena, fmt, ap);
+    g->message = mg_one_line(d->arena, mg_vprintf(d->arena, fmt, ap));
 }
 
 void mg_error(struct mg_diags *d, const char *check, struct mg_mark at, const char *fmt, ...)

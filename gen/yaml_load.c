@@ -207,7 +207,7 @@ static int mg_yaml_count_node(struct mg_yloader *l, struct mg_mark at)
 {
     if (++l->n_nodes > MG_YAML_MAX_EXPANDED) {
         mg_error(l->diags, "yaml-limits", at,
-                 "the document has more than %u nodes; expected a mesh spec of reasonable size",
+                 "the document has more than %u nodes; expected a document of reasonable size",
                  MG_YAML_MAX_EXPANDED);
         l->failed = 1;
         return 0;
@@ -249,7 +249,7 @@ static int mg_yaml_add(struct mg_yloader *l, struct mg_node *node, uint64_t size
     if (f->size > MG_YAML_MAX_EXPANDED) {
         mg_error(l->diags, "yaml-limits", f->node->mark,
                  "this node expands to more than %u nodes (through aliases); expected a "
-                 "mesh spec of reasonable size",
+                 "document of reasonable size",
                  MG_YAML_MAX_EXPANDED);
         l->failed = 1;
         return 0;
@@ -423,7 +423,7 @@ struct mg_node *mg_yaml_parse(struct mg_arena *a, struct mg_diags *d, const char
         }
         if (++n_events > MG_YAML_MAX_EVENTS) {
             mg_error(d, "yaml-limits", mg_yaml_mark(&l, ev.start_mark),
-                     "the document has more than %u YAML events; expected a mesh spec of "
+                     "the document has more than %u YAML events; expected a document of "
                      "reasonable size",
                      MG_YAML_MAX_EVENTS);
             l.failed = 1;
@@ -441,7 +441,7 @@ struct mg_node *mg_yaml_parse(struct mg_arena *a, struct mg_diags *d, const char
         return NULL;
     if (!l.root || mg_yaml_is_empty(l.root)) {
         struct mg_mark whole = {l.file, 0, 0};
-        mg_error(d, "yaml-syntax", whole, "the file is empty; expected a mesh spec");
+        mg_error(d, "yaml-syntax", whole, "the file is empty; expected a YAML document");
         return NULL;
     }
     return l.root;

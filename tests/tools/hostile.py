@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Hostile strings never break out of the generated C.
+
+Names that become C symbols (mesh, axes, shardings) are refused unless they
+are plain identifiers (tests/cases/ pins those errors). Strings that only
+become C string literals or comments — a host name, a GPU model or vendor
+from an hwloc export — are escaped. This test writes a topology whose
+HostName and PCI vendor/device strings hold quotes, backslashes, comment
+terminators, newlines, #define lines, trigraphs and non-ASCII bytes, then
+generates, compiles with -Werror, and checks that the output is still only
+tables: the preprocessor lines are the expected ones, the object defines
+just the mesh symbols, and the strings read back through the runtime come
+out byte for byte as hwloc gave them (after meshgen's own control-byte
+replacement).
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from xml.sax.saxutils import quoteattr
+
+HOSTILE = [
+    'evil"; int pwned = 1; char *x = "',
+    "back\\slash\\",
+    "*/ int pwned; /*",
+    "#define pwned 1",
+    "??/ trigraph ??=",
+    "caf\u00e9 \u00fcber \u2603",
+]
+
+
+def main():
+    meshgen, include, cc, src_xml, runtime_lib = sys.argv[1:6]
+    xml = open(src_xml, encoding="utf-8").read()
+    models = iter(HOSTILE * 4)
+    xml = re.sub(r'<info name="PCIDevice" value="[^"]*"/>',
+                 lambda m: f'<info name="PCIDevice" value={quoteattr(next(models))}/>', xml)
+    xml = re.sub(r'<info name="PCIVendor" value="[^"]*"/>',
+                 lambda m: '<info name="PCIVendor" value="vendor&#10;#define x 1&#10;"/>', xml)
+    xml = xml.replace('<info name="Backend" value="Synthetic"/>',
+                      '<info name="Backend" value="Synthetic"/>\n    '
+                      '<info name="HostName" value="h&quot;o*/st\\"/>', 1)
+    fails = []
+    with tempfile.TemporaryDirectory() as t:
+        topo = os.path.join(t, "hostile.xml")
+        open(topo, "w", encoding="utf-8").write(xml)
+        out = os.path.join(t, "out")
+        os.mkdir(out)
+        p = subprocess.run([meshgen, "generate", "--mesh", "dp:2,tp:4", "--name", "hostile",
+                            "--inventory", topo, "-o", out], capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"FAIL: generate: {p.stderr}")
+        c_file = os.path.join(out, "hostile_mesh.c")
+        text = open(c_file, encoding="ascii").read()  # non-ASCII must be escaped
+        directives = [l for l in text.splitlines() if l.lstrip().startswith("#")]
+        allowed = ['#include "hostile_mesh.h"', "#include <stddef.h>", "#include <stdint.h>"]
+        if directives != allowed:
+            fails.append(f"unexpected preprocessor lines: {directives}")
+        obj = os.path.join(t, "hostile.o")
+        p = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+                            "-I", include, "-I", out, "-c", c_file, "-o", obj],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"FAIL: the generated C does not compile: {p.stderr}")
+        syms = subprocess.run(["nm", "-g", "--defined-only", obj], capture_output=True,
+                              text=True).stdout.split()
+        defined = sorted(s for s in syms if s.startswith("hostile") or "pwned" in s)
+        if any("pwned" in s for s in syms) or "hostile_mesh" not in defined:
+            fails.append(f"unexpected symbols: {syms}")
+        # Read the strings back through the runtime.
+        prog = os.path.join(t, "dump.c")
+        open(prog, "w").write(
+            '#include <stdio.h>\n#include "hostile_mesh.h"\n'
+            "int main(void){int d;printf(\"%s\\n\", hostile_mesh.hosts[0].name);"
+            "for(d=0;d<hostile_mesh.n_inventory_devices;d++)"
+            "printf(\"%s|%s\\n\", meshgen_device_info(&hostile_mesh,d)->model,"
+            "meshgen_device_info(&hostile_mesh,d)->vendor);return 0;}\n")
+        exe = os.path.join(t, "dump")
+        subprocess.run([cc, "-std=c11", "-I", include, "-I", out, prog, c_file, runtime_lib,
+                        "-o", exe], check=True)
+        lines = subprocess.run([exe], capture_output=True).stdout.decode("utf-8").split("\n")
+        if lines[0] != 'h"o*/st\\':
+            fails.append(f"host name read back as {lines[0]!r}")
+        models_back = [l.split("|")[0] for l in lines[1:9]]
+        if sorted(set(models_back)) != sorted(set(HOSTILE)):
+            fails.append(f"models read back as {models_back}")
+        if any(l.split("|")[1] != "vendor?#define x 1?" for l in lines[1:9]):
+            fails.append(f"vendor read back as {lines[1].split('|')[1]!r} (newlines become '?')")
+    for f in fails:
+        print("FAIL:", f)
+    print(f"hostile strings: {len(fails)} failures")
+    sys.exit(1 if fails else 0)
+
+
+if __name__ == "__main__":
+    main()
