@@ -10,7 +10,7 @@ ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo test test-sanitize bench clean
+.PHONY: all deps build demo test test-sanitize coverage bench clean
 
 all: build
 
@@ -47,5 +47,16 @@ test-sanitize: deps
 	$(SANITIZER_ENV) cmake --build $(ASAN_BUILD) -j $(JOBS)
 	$(SANITIZER_ENV) ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
+# Line coverage of gen/ and runtime/ over the whole suite (gcovr).
+COV_BUILD ?= build-cov
+coverage: deps
+	cmake -S . -B $(COV_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMESHGEN_COVERAGE=ON $(CMAKE_FLAGS)
+	cmake --build $(COV_BUILD) -j $(JOBS)
+	ctest --test-dir $(COV_BUILD) -j $(JOBS) -E valgrind
+	gcovr -r . --object-directory $(COV_BUILD) --filter 'gen/' --filter 'runtime/' \
+		--exclude-unreachable-branches --print-summary --txt $(COV_BUILD)/coverage.txt \
+		--html-details $(COV_BUILD)/coverage.html
+	@echo "per-file report: $(COV_BUILD)/coverage.txt"
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(COV_BUILD)

@@ -31,7 +31,7 @@ HOSTILE = [
 
 
 def main():
-    meshgen, include, cc, src_xml, runtime_lib = sys.argv[1:6]
+    meshgen, include, cc, src_xml, runtime_src = sys.argv[1:6]
     xml = open(src_xml, encoding="utf-8").read()
     models = iter(HOSTILE * 4)
     xml = re.sub(r'<info name="PCIDevice" value="[^"]*"/>',
@@ -77,7 +77,7 @@ def main():
             "printf(\"%s|%s\\n\", meshgen_device_info(&hostile_mesh,d)->model,"
             "meshgen_device_info(&hostile_mesh,d)->vendor);return 0;}\n")
         exe = os.path.join(t, "dump")
-        subprocess.run([cc, "-std=c11", "-I", include, "-I", out, prog, c_file, runtime_lib,
+        subprocess.run([cc, "-std=c11", "-I", include, "-I", out, prog, c_file, runtime_src,
                         "-o", exe], check=True)
         lines = subprocess.run([exe], capture_output=True).stdout.decode("utf-8").split("\n")
         if lines[0] != 'h"o*/st\\':

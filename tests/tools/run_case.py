@@ -76,7 +76,7 @@ def run(meshgen, case):
         if s not in errors:
             failures.append(f"unexpected error [{s[0]}] at {s[1]}")
     for (fname, _, _, _) in found:
-        if not no_file and fname != name and not fname.startswith("--"):
+        if not no_file and fname not in args and not fname.startswith("--"):
             failures.append(f"error names file '{fname}', expected '{name}'")
     for s in stdout_has:
         if s not in out:

@@ -1,0 +1,186 @@
+/*
+ * The distributed example: per-axis MPI communicators from a generated mesh.
+ *
+ * Run under Open MPI with one rank per device of the mesh (pp=2, dp=2, tp=2):
+ *
+ *     mpirun --oversubscribe -np 8 ./mpi_groups
+ *
+ * Each rank finds its process from the launcher's environment
+ * (OMPI_COMM_WORLD_RANK), takes that process's device, and for each axis —
+ * and for the combined dp+tp group — splits MPI_COMM_WORLD with the group
+ * number as colour and the position in the group as key (MPI_Cart_sub by
+ * hand). It then checks, against the runtime and the generated tables, that
+ * the communicator has the group's size, that the rank MPI gives is the
+ * runtime's, that the members are the group's devices in mesh order, and
+ * that an allreduce of the device ids gives the sum over the group.
+ * Any mismatch ends the whole job with MPI_Abort.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "train_mesh.h"
+
+static int world_rank = -1;
+
+static void fail(const char *what, int got, int want)
+{
+    fprintf(stderr, "mpi_groups: rank %d: %s: got %d, expected %d\n", world_rank, what, got,
+            want);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1); /* not reached */
+}
+
+static void need(int err, const char *call)
+{
+    if (err < 0) {
+        fprintf(stderr, "mpi_groups: rank %d: %s: %s\n", world_rank, call, meshgen_strerror(err));
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        exit(1);
+    }
+}
+
+/* The generated group tables, row g = group g's device ids in mesh order:
+ * an independent statement of what meshgen_group() must return. */
+static const int32_t *axis_table(int axis)
+{
+    switch (axis) {
+    case TRAIN_AXIS_pp: return &train_groups_pp[0][0];
+    case TRAIN_AXIS_dp: return &train_groups_dp[0][0];
+    case TRAIN_AXIS_tp: return &train_groups_tp[0][0];
+    default: return NULL;
+    }
+}
+
+/*
+ * Splits MPI_COMM_WORLD into the groups of `device` along axes_mask, checks
+ * the new communicator and allreduces over it. `label` names the axes.
+ */
+static void check_group(const struct meshgen_mesh *m, int device, uint32_t axes_mask,
+                        const char *label, const int32_t *table)
+{
+    int32_t members[TRAIN_MESH_DEVICES];
+    int32_t group_rank = -1;
+    int gathered[TRAIN_MESH_DEVICES];
+    int color, n, i, size, rank, sum, want_sum = 0, want_size = 1, max_color, count;
+    MPI_Comm comm;
+    char text[96];
+    int len = 0;
+
+    color = meshgen_group_index(m, device, axes_mask, &group_rank);
+    need(color, "meshgen_group_index");
+    n = meshgen_group(m, device, axes_mask, members, TRAIN_MESH_DEVICES);
+    need(n, "meshgen_group");
+    count = meshgen_group_count(m, axes_mask);
+    need(count, "meshgen_group_count");
+    for (i = 0; i < m->n_axes; i++)
+        if (axes_mask & (1u << i))
+            want_size *= meshgen_axis_size(m, i);
+    if (n != want_size)
+        fail("meshgen_group() size against the axis sizes", n, want_size);
+    if (count * n != TRAIN_MESH_DEVICES)
+        fail("meshgen_group_count() x group size", count * n, TRAIN_MESH_DEVICES);
+    if (group_rank < 0 || group_rank >= n)
+        fail("position in the group (out of range)", group_rank, 0);
+    if (members[group_rank] != device)
+        fail("device at its own position in the group", members[group_rank], device);
+    for (i = 0; i < n; i++)
+        want_sum += members[i];
+    if (table != NULL)
+        for (i = 0; i < n; i++)
+            if (table[color * n + i] != members[i])
+                fail("meshgen_group() against the generated table", members[i],
+                     table[color * n + i]);
+
+    /* The one call a program needs: colour = group number, key = position. */
+    if (MPI_Comm_split(MPI_COMM_WORLD, color, group_rank, &comm) != MPI_SUCCESS)
+        fail("MPI_Comm_split", -1, 0);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    if (size != want_size)
+        fail("communicator size", size, want_size);
+    if (rank != group_rank)
+        fail("rank in the communicator", rank, group_rank);
+
+    /* Rank i of the communicator holds members[i]: the order is mesh order. */
+    MPI_Allgather(&device, 1, MPI_INT, gathered, 1, MPI_INT, comm);
+    for (i = 0; i < n; i++)
+        if (gathered[i] != members[i])
+            fail("device at communicator rank", gathered[i], members[i]);
+
+    MPI_Allreduce(&device, &sum, 1, MPI_INT, MPI_SUM, comm);
+    if (sum != want_sum)
+        fail("allreduce of device ids", sum, want_sum);
+
+    /* Colours are 0 .. count-1 over the whole world. */
+    MPI_Allreduce(&color, &max_color, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (max_color + 1 != count)
+        fail("number of groups", max_color + 1, count);
+
+    for (i = 0; i < n && len < (int)sizeof text - 16; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len, "%s%d", i ? "," : "[",
+                        (int)members[i]);
+    snprintf(text + len, sizeof text - (size_t)len, "]");
+    printf("rank %d device %d %-5s group %d of %d, rank %d of %d, members %s, allreduce sum %d: ok\n",
+           world_rank, device, label, color, count, rank, size, text, sum);
+    fflush(stdout);
+    MPI_Comm_free(&comm);
+}
+
+int main(int argc, char **argv)
+{
+    const struct meshgen_mesh *m = &train_mesh;
+    int32_t process = -1, devices[TRAIN_MESH_DEVICES], coords[MESHGEN_MAX_AXES];
+    int world_size, n, device, owner, axis, mask;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+
+    need(meshgen_mesh_check(m), "meshgen_mesh_check");
+    if (world_size != TRAIN_MESH_PROCESSES)
+        fail("MPI_COMM_WORLD size (run with -np 8)", world_size, TRAIN_MESH_PROCESSES);
+
+    /* Which process am I? The runtime reads the launcher's environment. */
+    need(meshgen_process_from_env(m, &process), "meshgen_process_from_env");
+    if (process != world_rank)
+        fail("meshgen_process_from_env against MPI_Comm_rank", process, world_rank);
+    n = meshgen_process_devices(m, process, devices, TRAIN_MESH_DEVICES);
+    need(n, "meshgen_process_devices");
+    if (n != 1)
+        fail("devices of this process (processes: device)", n, 1);
+    device = devices[0];
+    owner = meshgen_process_of(m, device);
+    need(owner, "meshgen_process_of");
+    if (owner != process)
+        fail("meshgen_process_of", owner, process);
+    need(meshgen_coords_of(m, device, coords), "meshgen_coords_of");
+    printf("rank %d device %d coords (pp=%d, dp=%d, tp=%d)\n", world_rank, device,
+           (int)coords[TRAIN_AXIS_pp], (int)coords[TRAIN_AXIS_dp], (int)coords[TRAIN_AXIS_tp]);
+    fflush(stdout);
+
+    /* One communicator per axis... */
+    for (axis = 0; axis < m->n_axes; axis++) {
+        if (meshgen_axis_size(m, axis) != m->axes[axis].size)
+            fail("meshgen_axis_size", meshgen_axis_size(m, axis), m->axes[axis].size);
+        check_group(m, device, 1u << axis, m->axes[axis].name, axis_table(axis));
+    }
+    /* ...and one across two axes: the dp x tp block of a pipeline stage. */
+    mask = meshgen_axes_mask(m, "dp,tp");
+    need(mask, "meshgen_axes_mask");
+    if (mask != (1 << TRAIN_AXIS_dp | 1 << TRAIN_AXIS_tp))
+        fail("meshgen_axes_mask(\"dp,tp\")", mask, 1 << TRAIN_AXIS_dp | 1 << TRAIN_AXIS_tp);
+    check_group(m, device, (uint32_t)mask, "dp+tp", NULL);
+
+    /* Every rank got here: say so once. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank == 0) {
+        printf("mpi_groups: all %d ranks agree with mesh '%s' on %d axes and dp+tp\n",
+               world_size, m->name, m->n_axes);
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return 0;
+}
