@@ -5,6 +5,7 @@ A case is a YAML spec whose leading comments carry the test:
     # meshgen: validate --inventory "synthetic:pack:1 core:8"
     # exit: 1
     # error: shape-infer 9:17
+    # error: hostlist 3:24 ../data/inventory/errors/bad-hostlist.yaml
     # stdout: "mesh": [0, 1]          (a substring the output must hold)
     # stderr: some text               (a substring stderr must hold)
 Several case files may be given; with MESHGEN_WRAPPER set (e.g. to a
@@ -12,7 +13,8 @@ valgrind command line) meshgen runs under it.
 The spec file itself is appended to the command line unless the command
 holds the word {file} (then it is put there) or the case says
 `# no-file`. Every `error:` line must match one diagnostic
-`FILE:LINE:COL: error: ... [CHECK]`, and there must be no other errors.
+`FILE:LINE:COL: error: ... [CHECK]` (FILE is the case itself unless the
+line names another), and there must be no other errors.
 """
 import os
 import re
@@ -45,8 +47,8 @@ def run(meshgen, case):
             elif key == "exit":
                 exit_code = int(val)
             elif key == "error":
-                check, loc = val.split()
-                errors.append((check, loc))
+                parts = val.split()
+                errors.append((parts[0], parts[1], parts[2] if len(parts) > 2 else name))
             elif key == "stdout":
                 stdout_has.append(val)
             elif key == "stderr":
@@ -68,16 +70,15 @@ def run(meshgen, case):
     if proc.returncode != exit_code:
         failures.append(f"exit code {proc.returncode}, expected {exit_code}")
     found = re.findall(r"^(.*?):(\d+):(\d+): error: .*\[([a-z0-9-]+)\]$", err, re.M)
-    seen = [(c, f"{l}:{col}") for (_, l, col, c) in found]
+    # An error in the --mesh string is located in "--mesh"; the case's
+    # expectation then names no file.
+    seen = [(c, f"{l}:{col}", name if f == "--mesh" else f) for (f, l, col, c) in found]
     for e in errors:
         if e not in seen:
-            failures.append(f"expected error [{e[0]}] at {e[1]}")
+            failures.append(f"expected error [{e[0]}] at {e[2]}:{e[1]}")
     for s in seen:
         if s not in errors:
-            failures.append(f"unexpected error [{s[0]}] at {s[1]}")
-    for (fname, _, _, _) in found:
-        if not no_file and fname not in args and not fname.startswith("--"):
-            failures.append(f"error names file '{fname}', expected '{name}'")
+            failures.append(f"unexpected error [{s[0]}] at {s[2]}:{s[1]}")
     for s in stdout_has:
         if s not in out:
             failures.append(f"stdout lacks {s!r}")
