@@ -48,7 +48,8 @@ def main():
     valid = (glob.glob(os.path.join(root, "configs/**/*.yaml"), recursive=True)
              + glob.glob(os.path.join(root, "tests/e2e/*.yaml"))
              + glob.glob(os.path.join(root, "tests/golden/*/spec.yaml"))
-             + glob.glob(os.path.join(root, "tests/data/inventory/*.yaml")))
+             + glob.glob(os.path.join(root, "tests/data/inventory/*.yaml"))
+             + glob.glob(os.path.join(root, "tests/cases/inventories/*.yaml")))
     for path in sorted(valid):
         errs = errors(yaml.safe_load(open(path)))
         checked += 1
