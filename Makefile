@@ -5,12 +5,14 @@
 #   make test   the same set-up, then the whole test suite through ctest, then the
 #               suite again built with AddressSanitizer and UBSan (build-asan/)
 #   make bench  benchmarks, printed as ratios against a baseline of the same run
+#   make fuzz   each libFuzzer target for FUZZ_SECONDS (fuzz/README.md); make
+#               fuzz-smoke runs only their short ctest runs
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo test test-sanitize coverage bench clean
+.PHONY: all deps build demo test test-sanitize coverage bench fuzz-build fuzz fuzz-smoke clean
 
 all: build
 
@@ -58,5 +60,44 @@ coverage: deps
 		--html-details $(COV_BUILD)/coverage.html
 	@echo "per-file report: $(COV_BUILD)/coverage.txt"
 
+# Benchmarks (bench/README.md): generator runs, runtime lookups and table
+# sizes, each printed as a ratio against a baseline measured in the same run,
+# ending with a PASS/FAIL line per target. They report; they never gate.
+bench: build
+	/usr/bin/python3 bench/run_bench.py --build $(BUILD)
+
+# libFuzzer targets (fuzz/README.md), built with clang in build-fuzz/. `fuzz`
+# runs each for FUZZ_SECONDS, one at a time, new inputs going to
+# build-fuzz/corpus/<target> (not the repository) and crashes to
+# build-fuzz/artifacts/; it prints the executions each reached and fails if
+# any target crashed. `fuzz-smoke` runs the short ctest runs only.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+
+fuzz-build: deps
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_C_COMPILER=clang -DMESHGEN_FUZZ=ON -DMESHGEN_BUILD_TESTS=OFF \
+		-DMESHGEN_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+fuzz-smoke: fuzz-build
+	ctest --test-dir $(FUZZ_BUILD) --output-on-failure -L fuzz
+
+fuzz: fuzz-build
+	@failed=; \
+	while read -r t dict; do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
+	  echo "== $$t for $(FUZZ_SECONDS) s (log: $(FUZZ_BUILD)/$$t.log)"; \
+	  $(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=25 \
+	    -print_final_stats=1 -dict=$$dict -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \
+	    $(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t fuzz/regressions/$$t \
+	    </dev/null >$(FUZZ_BUILD)/$$t.log 2>&1 || { failed="$$failed $$t"; tail -n 60 $(FUZZ_BUILD)/$$t.log; }; \
+	  awk '/^#[0-9]+/ {last = substr($$1, 2)} /number_of_executed_units/ {n = $$2} \
+	       /average_exec_per_sec/ {r = $$2} \
+	       END {printf "%s: %s executions, %s exec/s\n", t, n ? n : last, r ? r : "?"}' \
+	      t=$$t $(FUZZ_BUILD)/$$t.log; \
+	done < $(FUZZ_BUILD)/fuzz/targets.txt; \
+	if [ -n "$$failed" ]; then echo "fuzz: crashed:$$failed (inputs in $(FUZZ_BUILD)/artifacts/)"; exit 1; fi
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(COV_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(COV_BUILD) $(FUZZ_BUILD)

@@ -167,21 +167,36 @@ void mg_emit_header(struct mg_buf *b, const struct mg_plan *p, const struct mg_i
 }
 
 /* An int table, sixteen to a line. */
+/* Appends a decimal int. Tables of a large cluster hold millions of
+ * numbers, and printf per number was most of the time spent emitting. */
+static void mg_buf_int(struct mg_buf *b, int v)
+{
+    char tmp[12], *p = tmp + sizeof tmp;
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    mg_buf_put(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+/* An int table, sixteen to a line. */
 static void mg_int_table(struct mg_buf *b, const char *name, const char *sym, const int *v, int n)
 {
-    int i;
+    int i, j;
     mg_println(b, "static const int32_t %s_%s[%d] = {", name, sym, n);
-    b->indent++;
     for (i = 0; i < n; i += 16) {
-        int j;
-        struct mg_buf line;
-        mg_buf_init(&line);
-        for (j = i; j < n && j < i + 16; j++)
-            mg_buf_printf(&line, "%s%d,", j > i ? " " : "", v[j]);
-        mg_println(b, "%s", line.data);
-        mg_buf_free(&line);
+        mg_buf_puts(b, "    ");
+        for (j = i; j < n && j < i + 16; j++) {
+            if (j > i)
+                mg_buf_put(b, " ", 1);
+            mg_buf_int(b, v[j]);
+            mg_buf_put(b, ",", 1);
+        }
+        mg_buf_put(b, "\n", 1);
     }
-    b->indent--;
     mg_println(b, "};");
 }
 
@@ -252,18 +267,15 @@ static void mg_emit_groups(struct mg_buf *b, const struct mg_plan *p)
         }
         mg_println(b, "const int32_t %s_groups_%s[%d][%d] = {", p->name, p->axis_names[k], count,
                    size);
-        b->indent++;
         for (g = 0; g < count; g++) {
-            struct mg_buf line;
-            mg_buf_init(&line);
-            mg_buf_puts(&line, "{");
-            for (f = 0; f < size; f++)
-                mg_buf_printf(&line, "%s%d", f ? ", " : "", table[g * size + f]);
-            mg_buf_puts(&line, "},");
-            mg_println(b, "%s", line.data);
-            mg_buf_free(&line);
+            mg_buf_puts(b, "    {");
+            for (f = 0; f < size; f++) {
+                if (f)
+                    mg_buf_put(b, ", ", 2);
+                mg_buf_int(b, table[g * size + f]);
+            }
+            mg_buf_puts(b, "},\n");
         }
-        b->indent--;
         mg_println(b, "};");
         mg_blank(b);
     }
