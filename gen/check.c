@@ -470,6 +470,21 @@ static int mg_gsort_cmp(const void *a, const void *b)
     return r ? r : (x->first_host > y->first_host) - (x->first_host < y->first_host);
 }
 
+/* Byte order of keys, then host: for finding the distinct keys. */
+static int mg_hsort_cmp(const void *a, const void *b)
+{
+    const struct mg_gsort *x = a, *y = b;
+    int r = strcmp(x->key, y->key);
+    return r ? r : (x->first_host > y->first_host) - (x->first_host < y->first_host);
+}
+
+/* First appearance: a granule is known by its first host. */
+static int mg_gsort_first_cmp(const void *a, const void *b)
+{
+    const struct mg_gsort *x = a, *y = b;
+    return (x->first_host > y->first_host) - (x->first_host < y->first_host);
+}
+
 static const char *mg_granule_key(const struct mg_ctx *c, int h)
 {
     const struct mg_host *host = &c->inv->hosts[h];
@@ -484,53 +499,48 @@ static const char *mg_granule_key(const struct mg_ctx *c, int h)
 static int check_granules_homogeneous(struct mg_ctx *c)
 {
     const struct mg_inventory *inv = c->inv;
-    struct mg_gsort *gs = mg_alloc_array(c->arena, (size_t)inv->n_hosts, sizeof *gs);
-    int *first_granule_of = mg_alloc_array(c->arena, (size_t)inv->n_hosts, sizeof(int));
-    int n = 0, h, g, k;
+    size_t n_hosts = (size_t)inv->n_hosts;
+    /* (key, host) pairs; then the granules found. */
+    struct mg_gsort *hk = mg_alloc_array(c->arena, n_hosts, sizeof *hk);
+    struct mg_gsort *gs = mg_alloc_array(c->arena, n_hosts, sizeof *gs);
+    int *rank = mg_alloc_array(c->arena, n_hosts, sizeof(int));
+    int *next = mg_alloc_array(c->arena, n_hosts + 1, sizeof(int));
+    int n = 0, h, g;
 
-    c->host_granule = mg_alloc_array(c->arena, (size_t)inv->n_hosts, sizeof(int));
-    /* Distinct keys, first appearance order. Hosts are few (<= MG_MAX_HOSTS)
-     * but quadratic search would still be slow for 10^5 hosts, so hosts
-     * sharing a key are expected to be adjacent; a key seen before but not
-     * adjacent is found by a linear scan only then. */
+    c->host_granule = mg_alloc_array(c->arena, n_hosts, sizeof(int));
+    /* Distinct keys by sorting, as a search per host would be quadratic and
+     * an inventory may hold MG_MAX_HOSTS hosts, each its own granule. With
+     * ties broken by host, each key's first pair is its first host. */
     for (h = 0; h < inv->n_hosts; h++) {
-        const char *key = mg_granule_key(c, h);
-        int found = -1;
-        if (n > 0 && strcmp(gs[n - 1].key, key) == 0)
-            found = n - 1;
-        else
-            for (g = 0; g < n; g++)
-                if (strcmp(gs[g].key, key) == 0) {
-                    found = g;
-                    break;
-                }
-        if (found < 0) {
-            gs[n].key = key;
-            gs[n].first_host = h;
-            found = n++;
-        }
-        first_granule_of[h] = found;
+        hk[h].key = mg_granule_key(c, h);
+        hk[h].first_host = h;
     }
-    if (c->spec->sort_granules)
-        qsort(gs, (size_t)n, sizeof *gs, mg_gsort_cmp);
+    qsort(hk, n_hosts, sizeof *hk, mg_hsort_cmp);
+    for (h = 0; h < inv->n_hosts; h++) {
+        if (h == 0 || strcmp(hk[h].key, hk[h - 1].key) != 0)
+            gs[n++] = hk[h];
+        c->host_granule[hk[h].first_host] = n - 1;
+    }
+    /* Both orders are total, so the result does not depend on the one
+     * above; rank maps the granules' indices so far to their final ones. */
+    qsort(gs, (size_t)n, sizeof *gs, c->spec->sort_granules ? mg_gsort_cmp : mg_gsort_first_cmp);
+    for (g = 0; g < n; g++)
+        rank[c->host_granule[gs[g].first_host]] = g;
 
     c->n_granules_all = n;
     c->granules_all = mg_alloc_array(c->arena, (size_t)n, sizeof *c->granules_all);
-    c->granule_order_hosts = mg_alloc_array(c->arena, (size_t)inv->n_hosts, sizeof(int));
-    k = 0;
-    for (g = 0; g < n; g++) {
-        /* After sorting, map each host to its granule's new position. */
-        int old = first_granule_of[gs[g].first_host];
+    c->granule_order_hosts = mg_alloc_array(c->arena, n_hosts, sizeof(int));
+    for (h = 0; h < inv->n_hosts; h++) {
+        g = c->host_granule[h] = rank[c->host_granule[h]];
         c->granules_all[g].key = gs[g].key;
-        for (h = 0; h < inv->n_hosts; h++) {
-            if (first_granule_of[h] != old)
-                continue;
-            c->host_granule[h] = g;
-            c->granule_order_hosts[k++] = h;
-            c->granules_all[g].n_hosts++;
-            c->granules_all[g].n_devices += mg_host_devices(c, h);
-        }
+        c->granules_all[g].n_hosts++;
+        c->granules_all[g].n_devices += mg_host_devices(c, h);
     }
+    /* Granule-major, each granule's hosts in inventory order. */
+    for (g = 0; g < n; g++)
+        next[g + 1] = next[g] + c->granules_all[g].n_hosts;
+    for (h = 0; h < inv->n_hosts; h++)
+        c->granule_order_hosts[next[c->host_granule[h]]++] = h;
     for (g = 1; g < n; g++) {
         if (c->granules_all[g].n_devices != c->granules_all[0].n_devices) {
             int host = gs[g].first_host;
@@ -801,10 +811,7 @@ static int check_mpmd_process(struct mg_ctx *c)
         int first_stage = -1, first_dev = -1;
         for (j = 0; j < pr->count; j++) {
             int dev = p->process_devices[pr->first + j];
-            int flat = p->device_index[dev], a, stage;
-            for (a = p->n_axes - 1; a > p->mpmd_axis; a--)
-                flat /= (int)p->size[a];
-            stage = flat % (int)p->size[p->mpmd_axis];
+            int stage = mg_plan_stage(p, p->device_index[dev]);
             if (first_stage < 0) {
                 first_stage = stage;
                 first_dev = dev;

@@ -83,12 +83,9 @@ void mg_emit_json(struct mg_buf *b, const struct mg_plan *p, const struct mg_inv
         for (k = 0; k < pr->count; k++)
             mg_buf_printf(b, "%s%d", k ? ", " : "", p->process_devices[pr->first + k]);
         mg_buf_puts(b, "]");
-        if (p->mpmd_axis >= 0) {
-            int flat = p->device_index[p->process_devices[pr->first]], a;
-            for (a = p->n_axes - 1; a > p->mpmd_axis; a--)
-                flat /= (int)p->size[a];
-            mg_buf_printf(b, ", \"stage\": %d", flat % (int)p->size[p->mpmd_axis]);
-        }
+        if (p->mpmd_axis >= 0)
+            mg_buf_printf(b, ", \"stage\": %d",
+                          mg_plan_stage(p, p->device_index[p->process_devices[pr->first]]));
         mg_buf_puts(b, "}");
     }
     mg_buf_puts(b, "],\n \"shardings\": {");

@@ -353,6 +353,9 @@ int mg_kind_from_name(const char *name); /* -1 when unknown */
 struct mg_plan *mg_plan_build(struct mg_arena *a, struct mg_diags *d, const struct mg_spec *spec,
                               const struct mg_inventory *inv);
 
+/* plan.c: the MPMD stage of mesh position `flat` (0 without an MPMD axis). */
+int mg_plan_stage(const struct mg_plan *p, int flat);
+
 /* emit_c.c: the .h and .c text of a plan. `inputs` are the file names as
  * given, for the banner. */
 void mg_emit_header(struct mg_buf *out, const struct mg_plan *plan,

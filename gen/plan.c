@@ -39,33 +39,62 @@ static void mg_plan_assign(struct mg_ctx *c, struct mg_plan *p, const int *host_
     int per = (int)c->per_granule, g, k, i, f;
     int *gdev = mg_alloc_array(c->arena, (size_t)c->n_granules * (size_t)per, sizeof(int));
     int *order = mg_alloc_array(c->arena, (size_t)per, sizeof(int));
+    int *tmp = mg_alloc_array(c->arena, (size_t)per, sizeof(int));
+    /* A granule that is one whole host orders its devices as every other
+     * whole host of its topology does (the order depends only on the
+     * topology's closeness and the ICI shape), so a cluster of identical
+     * hosts computes it once per topology, not once per host. */
+    int **memo = mg_alloc_array(c->arena, (size_t)inv->n_topologies, sizeof(int *));
+    int64_t *memo_inv = mg_alloc_array(c->arena, (size_t)inv->n_topologies, sizeof(int64_t));
+    int64_t *memo_loc = mg_alloc_array(c->arena, (size_t)inv->n_topologies, sizeof(int64_t));
 
     p->score_inventory = 0;
     p->score = 0;
 
     /* Each used granule's devices: its hosts in inventory order, their
      * devices in host order, then reordered for locality. */
-    for (g = 0; g < c->n_granules; g++) {
-        int n = 0, j;
+    for (g = 0, k = 0; g < c->n_granules; g++) {
+        int n = 0, j, n_hosts = 0, topo = -1;
         int *dst = gdev + (size_t)g * (size_t)per;
-        for (k = 0; k < inv->n_hosts && n < per; k++) {
+        /* granule_order_hosts is granule-major: granule g's hosts follow
+         * those of g - 1, so one pass over it serves every granule. */
+        for (; k < inv->n_hosts && c->host_granule[c->granule_order_hosts[k]] == g; k++) {
             int h = c->granule_order_hosts[k];
             int nd = mg_host_devices(c, h);
-            if (c->host_granule[h] != g)
-                continue;
             for (j = 0; j < nd && n < per; j++)
                 dst[n++] = host_first[h] + j;
+            n_hosts++;
+            topo = nd == per ? inv->hosts[h].topology : -1;
         }
-        /* Both scores are kept so resolve and show can print them. */
-        p->score_inventory += mg_order_score(c, p, dst, per);
-        if (c->spec->order == MG_ORDER_LOCALITY) {
-            int *tmp = mg_alloc_array(c->arena, (size_t)per, sizeof(int));
-            mg_locality_order(c, p, dst, per, order);
+        if (n_hosts != 1)
+            topo = -1;
+        if (topo >= 0 && memo[topo]) {
+            memcpy(order, memo[topo], (size_t)per * sizeof(int));
+            p->score_inventory += memo_inv[topo];
+            p->score += memo_loc[topo];
+        } else {
+            /* Both scores are kept so resolve and show can print them. */
+            int64_t s_inv = mg_order_score(c, p, dst, per), s_loc = s_inv;
             for (j = 0; j < per; j++)
-                tmp[j] = dst[order[j]];
-            memcpy(dst, tmp, (size_t)per * sizeof(int));
+                order[j] = j;
+            if (c->spec->order == MG_ORDER_LOCALITY) {
+                mg_locality_order(c, p, dst, per, order);
+                for (j = 0; j < per; j++)
+                    tmp[j] = dst[order[j]];
+                s_loc = mg_order_score(c, p, tmp, per);
+            }
+            p->score_inventory += s_inv;
+            p->score += s_loc;
+            if (topo >= 0) {
+                memo[topo] = mg_alloc_array(c->arena, (size_t)per, sizeof(int));
+                memcpy(memo[topo], order, (size_t)per * sizeof(int));
+                memo_inv[topo] = s_inv;
+                memo_loc[topo] = s_loc;
+            }
         }
-        p->score += mg_order_score(c, p, dst, per);
+        for (j = 0; j < per; j++)
+            tmp[j] = dst[order[j]];
+        memcpy(dst, tmp, (size_t)per * sizeof(int));
     }
 
     p->n_mesh = (int)c->used_devices;
@@ -109,6 +138,16 @@ static void mg_plan_processes(struct mg_ctx *c, struct mg_plan *p)
         p->process_devices[n++] = i;
     }
     p->n_processes = np;
+}
+
+int mg_plan_stage(const struct mg_plan *p, int flat)
+{
+    int a;
+    if (p->mpmd_axis < 0)
+        return 0;
+    for (a = p->n_axes - 1; a > p->mpmd_axis; a--)
+        flat /= (int)p->size[a];
+    return flat % (int)p->size[p->mpmd_axis];
 }
 
 static int mg_axis_of(const struct mg_plan *p, const char *name)
