@@ -7,6 +7,7 @@
  * (the emitters do).
  */
 #include "driver.h"
+#include "inventory.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -378,12 +379,72 @@ int mg_cmd_generate(const struct mg_opts *o, const char *file)
 /* Background colours for hosts or stages, cycling. */
 static const int mg_palette[] = {44, 42, 45, 43, 46, 41, 104, 102, 105, 103, 106, 101};
 
+/* What colours a cell: its stage in an MPMD mesh, else its host. */
+static int mg_cell_key(const struct mg_plan *p, int flat)
+{
+    return p->mpmd_axis >= 0 ? mg_plan_stage(p, flat) : p->devices[p->mesh[flat]].host;
+}
+
+/* The grid as an SVG picture (like jax.debug.visualize_sharding), one
+ * labelled square per position. Host names are XML-escaped. */
+static const char *const mg_svg_fill[] = {"#4e79a7", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
+                                          "#e15759", "#9c755f", "#f28e2b", "#ff9da7", "#bab0ac"};
+
+static void mg_buf_xml(struct mg_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': mg_buf_puts(b, "&lt;"); break;
+        case '>': mg_buf_puts(b, "&gt;"); break;
+        case '&': mg_buf_puts(b, "&amp;"); break;
+        case '"': mg_buf_puts(b, "&quot;"); break;
+        default: mg_buf_put(b, s, 1);
+        }
+    }
+}
+
+static int mg_write_svg(struct mg_run *r, const char *path, int rows, int cols)
+{
+    const struct mg_plan *p = r->plan;
+    const int cell = 56, pad = 8;
+    struct mg_buf b;
+    int i, j, rc;
+
+    mg_buf_init(&b);
+    mg_buf_printf(&b,
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                  "font-family=\"monospace\" font-size=\"12\">\n",
+                  cols * cell + 2 * pad, rows * cell + 2 * pad);
+    for (i = 0; i < rows; i++) {
+        for (j = 0; j < cols; j++) {
+            int flat = i * cols + j, dev = p->mesh[flat];
+            int x = pad + j * cell, y = pad + i * cell;
+            mg_buf_printf(&b,
+                          "  <rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+                          "stroke=\"white\"/>\n",
+                          x, y, cell, cell, mg_svg_fill[mg_cell_key(p, flat) % 10]);
+            mg_buf_printf(&b, "  <text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
+                          x + cell / 2, y + cell / 2, dev);
+            mg_buf_printf(&b,
+                          "  <text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+                          "font-size=\"9\">",
+                          x + cell / 2, y + cell / 2 + 14);
+            mg_buf_xml(&b, r->inv->hosts[p->devices[dev].host].name);
+            mg_buf_puts(&b, "</text>\n");
+        }
+    }
+    mg_buf_puts(&b, "</svg>\n");
+    rc = mg_write_atomic(path, b.data, b.len);
+    mg_buf_free(&b);
+    return rc;
+}
+
 int mg_cmd_show(const struct mg_opts *o, const char *file)
 {
     struct mg_run r;
     int ok = mg_load(&r, o, file);
     const struct mg_plan *p;
-    int cols, rows, i, j, k, width = 1, color;
+    int cols, rows, i, j, width = 1, color;
     struct mg_buf b;
 
     if (!ok)
@@ -417,13 +478,7 @@ int mg_cmd_show(const struct mg_opts *o, const char *file)
         for (j = 0; j < cols; j++) {
             int dev = p->mesh[i * cols + j];
             int host = p->devices[dev].host;
-            int key = p->mpmd_axis >= 0 ? 0 : host;
-            if (p->mpmd_axis >= 0) {
-                int flat = i * cols + j;
-                for (k = p->n_axes - 1; k > p->mpmd_axis; k--)
-                    flat /= (int)p->size[k];
-                key = flat % (int)p->size[p->mpmd_axis];
-            }
+            int key = mg_cell_key(p, i * cols + j);
             if (color)
                 mg_buf_printf(&b, "\033[30;%dm", mg_palette[key % 12]);
             if (r.inv->n_hosts > 1)
@@ -437,10 +492,33 @@ int mg_cmd_show(const struct mg_opts *o, const char *file)
     }
     fwrite(b.data, 1, b.len, o->out);
     mg_buf_free(&b);
+    if (o->svg_path && mg_write_svg(&r, o->svg_path, rows, cols) != 0) {
+        fprintf(o->err, "meshgen: error: cannot write '%s': %s\n", o->svg_path, strerror(errno));
+        mg_finish(&r, ok);
+        return MG_EXIT_USAGE;
+    }
     return mg_finish(&r, ok);
 }
 
 /* ---- inventory ------------------------------------------------------------------ */
+
+/* inventory --export: the source as an hwloc XML snapshot, written
+ * atomically so that a checked-in file is never left half-written. */
+static int mg_export(struct mg_run *r, const char *src, struct mg_mark at)
+{
+    const char *xml;
+    size_t len;
+
+    if (mg_topology_export(&r->arena, &r->diags, src, at, &xml, &len) != 0)
+        return mg_finish(r, 0);
+    if (mg_write_atomic(r->opts->export_path, xml, len) != 0) {
+        fprintf(r->opts->err, "meshgen: error: cannot write '%s': %s\n", r->opts->export_path,
+                strerror(errno));
+        mg_finish(r, 1);
+        return MG_EXIT_USAGE;
+    }
+    return mg_finish(r, 1);
+}
 
 int mg_cmd_inventory(const struct mg_opts *o)
 {
@@ -456,6 +534,8 @@ int mg_cmd_inventory(const struct mg_opts *o)
     r.opts = o;
     if (!o->inventory)
         at.file = "(this machine)";
+    if (o->export_path)
+        return mg_export(&r, src, at);
     r.inv = mg_inventory_load(&r.arena, &r.diags, src, at);
     if (!r.inv || r.diags.n_errors)
         return mg_finish(&r, 0);

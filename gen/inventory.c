@@ -5,12 +5,15 @@
  * with PCI id, vendor/model, UUID, NUMA node and cpuset, a closeness matrix
  * per kind, and a digest of what was extracted.
  *
- * This is the only file of the generator that includes <hwloc.h>. Everything
- * later stages need is copied into the arena and the hwloc topology is
- * destroyed before returning, so no hwloc type or pointer escapes. It knows
- * nothing about mesh specs, plans or emitted C. Inventory YAML files (many
- * hosts) are parsed elsewhere; this file only has the place that sends them
- * there (see mg_inventory_load).
+ * This is the only file of the generator that includes <hwloc.h>. Which
+ * objects are devices, and what is kept of each, is decided by the rules in
+ * runtime/hwloc_devices.c, which meshgen_verify shares, so a compiled mesh
+ * and the machine it is checked against are read alike. Everything later
+ * stages need is copied into the arena and the hwloc topology is destroyed
+ * before returning, so no hwloc type or pointer escapes. It knows nothing
+ * about mesh specs, plans or emitted C. Inventory YAML files (many hosts)
+ * are parsed elsewhere; this file only has the place that sends them there
+ * (see mg_inventory_load). It also writes XML snapshots (mg_topology_export).
  */
 #include "inventory.h"
 
@@ -21,12 +24,13 @@
 
 #include <hwloc.h>
 
-#if HWLOC_API_VERSION < 0x00020000
-#error "meshgen needs the hwloc 2.x API"
-#endif
+/* Private to meshgen and not on any include path: reached by its place in the
+ * tree, so every build of these sources (the fuzz targets too) finds it. */
+#include "../runtime/hwloc_devices.h"
 
 #define MG_CHECK_LOAD "inventory-load"
 #define MG_CHECK_CLOSENESS "inventory-closeness"
+#define MG_CHECK_EXPORT "inventory-export"
 
 /* A real export is well under 1 MiB; the bound keeps hostile input cheap. */
 #define MG_XML_MAX_BYTES ((size_t)64 << 20)
@@ -73,56 +77,14 @@ static int mg_ends_with_ci(const char *s, const char *suffix)
     return 1;
 }
 
-/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid:
- * no overlong forms, no surrogates, nothing past U+10FFFF. */
-static size_t mg_utf8_len(const unsigned char *p, size_t n)
-{
-    unsigned char lo = 0x80, hi = 0xbf;
-    size_t len, i;
-
-    if (p[0] >= 0xc2 && p[0] <= 0xdf)
-        len = 2;
-    else if (p[0] >= 0xe0 && p[0] <= 0xef)
-        len = 3;
-    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-        len = 4;
-    else
-        return 0;
-    if (p[0] == 0xe0)
-        lo = 0xa0;
-    else if (p[0] == 0xed)
-        hi = 0x9f;
-    else if (p[0] == 0xf0)
-        lo = 0x90;
-    else if (p[0] == 0xf4)
-        hi = 0x8f;
-    if (len > n || p[1] < lo || p[1] > hi)
-        return 0;
-    for (i = 2; i < len; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf)
-            return 0;
-    return len;
-}
-
 /* A copy of an hwloc string that is safe to carry into tables, JSON and
- * terminals: a hostile XML can hold anything, so control bytes and bytes
- * that are not valid UTF-8 become '?'. NULL becomes "". */
+ * terminals (see meshgen__sanitize). */
 static const char *mg_safe_ndup(struct mg_arena *a, const char *s, size_t n)
 {
-    unsigned char *p = (unsigned char *)mg_strndup(a, s, n);
-    size_t i = 0;
+    char *p = mg_strndup(a, s, n);
 
-    while (i < n) {
-        size_t len = 1;
-        if (p[i] < 0x20 || p[i] == 0x7f)
-            p[i] = '?';
-        else if (p[i] >= 0x80 && (len = mg_utf8_len(p + i, n - i)) == 0) {
-            p[i] = '?';
-            len = 1;
-        }
-        i += len;
-    }
-    return (const char *)p;
+    meshgen__sanitize(p, n);
+    return p;
 }
 
 static const char *mg_safe_dup(struct mg_arena *a, const char *s)
@@ -138,25 +100,14 @@ static const char *mg_info(hwloc_obj_t o, const char *name)
 
 static const char *mg_cpulist(struct mg_arena *a, hwloc_const_bitmap_t set)
 {
-    int n;
+    int n = meshgen__cpulist(set, NULL, 0);
     char *s;
 
-    if (!set)
-        return "";
-    n = hwloc_bitmap_list_snprintf(NULL, 0, set);
-    if (n <= 0)
+    if (n == 0)
         return "";
     s = mg_alloc(a, (size_t)n + 1);
-    hwloc_bitmap_list_snprintf(s, (size_t)n + 1, set);
+    meshgen__cpulist(set, s, (size_t)n + 1);
     return s;
-}
-
-/* NUMA nodes are named by OS index, as numactl counts them; the nodeset
- * holds OS indexes. */
-static int mg_first_numa(hwloc_const_bitmap_t nodeset)
-{
-    int i = nodeset ? hwloc_bitmap_first(nodeset) : -1;
-    return i < 0 ? -1 : i;
 }
 
 /* Number of parent links to the root. hwloc_get_common_ancestor_obj
@@ -191,178 +142,18 @@ static int mg_common_depth(hwloc_obj_t x, int dx, hwloc_obj_t y, int dy)
     return dx;
 }
 
-/* ---- GPUs ----------------------------------------------------------------- */
-
-/* Compute backends in order of preference when one GPU has several OS
- * devices: NVML and RSMI carry the UUID, CUDA and OpenCL only a model. */
-static const struct {
-    const char *backend; /* the "Backend" info value */
-    const char *prefix;  /* OS device name prefix, for exports without it */
-} mg_backends[] = {
-    {"NVML", "nvml"}, {"CUDA", "cuda"}, {"RSMI", "rsmi"}, {"LevelZero", "ze"}, {"OpenCL", "opencl"},
-};
-#define MG_N_BACKENDS ((int)(sizeof mg_backends / sizeof mg_backends[0]))
-
-/* The backend rank of a compute OS device, or -1 when the object is not one.
- * The subtype is not used: exports before hwloc 2.5 lack it for NVML and
- * RSMI devices. DRM (card0, renderD128) and GL devices have no such backend. */
-static int mg_backend_rank(hwloc_obj_t o)
-{
-    const char *backend = hwloc_obj_get_info_by_name(o, "Backend");
-    int i;
-
-    if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU && o->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC)
-        return -1;
-    for (i = 0; i < MG_N_BACKENDS; i++) {
-        if (backend) {
-            if (strcmp(backend, mg_backends[i].backend) == 0)
-                return i;
-        } else {
-            size_t n = strlen(mg_backends[i].prefix);
-            if (o->name && strncmp(o->name, mg_backends[i].prefix, n) == 0 && o->name[n] >= '0' &&
-                o->name[n] <= '9')
-                return i;
-        }
-    }
-    return -1;
-}
-
-/* The PCI device an OS device belongs to (through parent OS devices, as
- * for Level Zero subdevices), or NULL. */
-static hwloc_obj_t mg_pci_of(hwloc_obj_t o)
-{
-    hwloc_obj_t p = o->parent;
-    while (p && p->type == HWLOC_OBJ_OS_DEVICE)
-        p = p->parent;
-    return p && p->type == HWLOC_OBJ_PCI_DEVICE ? p : NULL;
-}
-
-static uint64_t mg_pci_key(hwloc_obj_t pci)
-{
-    const struct hwloc_pcidev_attr_s *p = &pci->attr->pcidev;
-    return (uint64_t)p->domain << 24 | (uint64_t)p->bus << 16 | (uint64_t)p->dev << 8 | p->func;
-}
-
-struct mg_gpu_os {
-    hwloc_obj_t os;
-    hwloc_obj_t pci; /* NULL: no PCI device above it */
-    uint64_t key;    /* PCI bus id as one number; UINT64_MAX without PCI */
-    int rank;
-};
-
-struct mg_gpu {
-    hwloc_obj_t pci;    /* NULL for an OS device with no PCI device */
-    hwloc_obj_t anchor; /* where it sits in the tree: pci, else the OS device */
-    uint64_t key;
-    const struct mg_gpu_os *os; /* its OS devices, best backend first */
-    int n_os;
-};
-
-static int mg_cmp_gpu_os(const void *pa, const void *pb)
-{
-    const struct mg_gpu_os *a = pa, *b = pb;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return a->os->logical_index < b->os->logical_index
-               ? -1
-               : a->os->logical_index > b->os->logical_index;
-}
-
-static int mg_cmp_gpu(const void *pa, const void *pb)
-{
-    const struct mg_gpu *a = pa, *b = pb;
-    return a->key < b->key ? -1 : a->key > b->key;
-}
-
-/*
- * The GPUs of a topology, sorted by PCI bus id (DESIGN §3). A GPU is an OS
- * device with a compute backend, one per PCI device however many backends
- * report it. OS devices without a PCI device cannot be told apart across
- * backends, so only those of the best backend among them count (after the
- * PCI ones). Only when the topology has no compute OS device at all — an
- * export without GPU backends, or Debian's hwloc with no CUDA/NVML/RSMI
- * plugin — do PCI 3D controllers and processing accelerators count. The
- * rule is per topology, not per PCI device: where backends did report,
- * a 3D controller they left out is not a usable GPU (the two Tesla M2075
- * of 32em64t-2n8c2t-pci-wholeio.xml, whose expected count is 2).
- */
-static int mg_find_gpus(struct mg_arena *tmp, hwloc_topology_t topo, struct mg_gpu **out)
-{
-    struct mg_gpu_os *c;
-    struct mg_gpu *g;
-    hwloc_obj_t o = NULL;
-    int n_os = 0, n_pci = 0, n = 0, i, best = MG_N_BACKENDS;
-
-    while ((o = hwloc_get_next_osdev(topo, o)) != NULL)
-        n_os++;
-    c = mg_alloc_array(tmp, (size_t)n_os + 1, sizeof *c);
-    n_os = 0;
-    while ((o = hwloc_get_next_osdev(topo, o)) != NULL) {
-        int rank = mg_backend_rank(o);
-        if (rank < 0)
-            continue;
-        c[n_os].os = o;
-        c[n_os].pci = mg_pci_of(o);
-        c[n_os].key = c[n_os].pci ? mg_pci_key(c[n_os].pci) : UINT64_MAX;
-        c[n_os].rank = rank;
-        if (!c[n_os].pci && rank < best)
-            best = rank;
-        n_os++;
-    }
-
-    if (n_os > 0) {
-        qsort(c, (size_t)n_os, sizeof *c, mg_cmp_gpu_os);
-        g = mg_alloc_array(tmp, (size_t)n_os, sizeof *g);
-        for (i = 0; i < n_os; i++) {
-            if (c[i].pci && n > 0 && g[n - 1].pci && g[n - 1].key == c[i].key) {
-                g[n - 1].n_os++;
-                continue;
-            }
-            if (!c[i].pci && c[i].rank != best)
-                continue;
-            g[n].pci = c[i].pci;
-            g[n].anchor = c[i].pci ? c[i].pci : c[i].os;
-            g[n].key = c[i].key;
-            g[n].os = &c[i];
-            g[n].n_os = 1;
-            n++;
-        }
-        *out = g;
-        return n;
-    }
-
-    while ((o = hwloc_get_next_pcidev(topo, o)) != NULL)
-        n_pci++;
-    g = mg_alloc_array(tmp, (size_t)n_pci + 1, sizeof *g);
-    while ((o = hwloc_get_next_pcidev(topo, o)) != NULL) {
-        unsigned cls = o->attr->pcidev.class_id;
-        if (cls != 0x0302 && cls != 0x1200)
-            continue;
-        g[n].pci = g[n].anchor = o;
-        g[n].key = mg_pci_key(o);
-        n++;
-    }
-    qsort(g, (size_t)n, sizeof *g, mg_cmp_gpu);
-    /* Two PCI objects with one bus id only come from a forged file. */
-    for (i = 0, n_pci = 0; i < n; i++)
-        if (n_pci == 0 || g[n_pci - 1].key != g[i].key)
-            g[n_pci++] = g[i];
-    *out = g;
-    return n_pci;
-}
+/* ---- GPU closeness ------------------------------------------------------- */
 
 /* The index of the GPU an object of a distances matrix stands for, or -1. */
-static int mg_gpu_index(const struct mg_gpu *g, int n, hwloc_obj_t o)
+static int mg_gpu_index(const struct meshgen__gpu *g, int n, hwloc_obj_t o)
 {
     hwloc_obj_t pci = o->type == HWLOC_OBJ_PCI_DEVICE  ? o
-                      : o->type == HWLOC_OBJ_OS_DEVICE ? mg_pci_of(o)
+                      : o->type == HWLOC_OBJ_OS_DEVICE ? meshgen__pci_of(o)
                                                        : NULL;
     int lo = 0, hi = n, i;
 
     if (pci) {
-        uint64_t key = mg_pci_key(pci);
+        uint64_t key = meshgen__pci_key(pci);
         while (lo < hi) {
             int mid = lo + (hi - lo) / 2;
             if (g[mid].key < key)
@@ -396,8 +187,8 @@ static int mg_has_switch(const struct hwloc_distances_s *m)
  * the bandwidth of each pair, 0 for no link, the row maximum on the
  * diagonal. Returns 0 (and leaves out alone) when there is none.
  */
-static int mg_gpu_bandwidth(struct mg_arena *tmp, hwloc_topology_t topo, const struct mg_gpu *g,
-                            int n, int *out)
+static int mg_gpu_bandwidth(struct mg_arena *tmp, hwloc_topology_t topo,
+                            const struct meshgen__gpu *g, int n, int *out)
 {
     static const char *const names[] = {"NVLinkBandwidth", "XGMIBandwidth"};
     size_t k;
@@ -491,59 +282,38 @@ static int *mg_closeness_alloc(struct mg_arena *a, struct mg_diags *d, struct mg
     return mg_alloc_array(a, (size_t)n * (size_t)n, sizeof(int));
 }
 
-/* The GPU vendor or model: from the best OS device that has it, else from
- * the PCI device's names. */
-static const char *mg_gpu_name(struct mg_arena *a, const struct mg_gpu *g, const char *os_info,
-                               const char *pci_info)
+/* Copies a device as hwloc describes it into the arena. */
+static void mg_devinfo_from(struct mg_arena *a, const struct meshgen__device *dev,
+                            struct mg_devinfo *v)
 {
-    int i;
-    for (i = 0; i < g->n_os; i++)
-        if (mg_info(g->os[i].os, os_info))
-            return mg_safe_dup(a, mg_info(g->os[i].os, os_info));
-    return mg_safe_dup(a, mg_info(g->pci, pci_info));
-}
-
-static const char *mg_gpu_uuid(struct mg_arena *a, const struct mg_gpu *g)
-{
-    int i;
-    for (i = 0; i < g->n_os; i++) {
-        const char *u = mg_info(g->os[i].os, "NVIDIAUUID");
-        if (!u)
-            u = mg_info(g->os[i].os, "AMDUUID");
-        if (u)
-            return mg_safe_dup(a, u);
-    }
-    return "";
+    v->kind = dev->kind;
+    v->os_index = dev->os_index;
+    v->numa = dev->numa;
+    v->pci = mg_strdup(a, dev->pci);
+    v->vendor = mg_safe_dup(a, dev->vendor);
+    v->model = mg_safe_dup(a, dev->model);
+    v->uuid = mg_safe_dup(a, dev->uuid);
+    v->cpuset = mg_cpulist(a, dev->cpuset);
 }
 
 static void mg_extract_gpus(struct mg_arena *a, struct mg_arena *tmp, struct mg_diags *d,
                             struct mg_mark at, hwloc_topology_t topo, struct mg_topology *t)
 {
-    struct mg_gpu *g;
+    size_t cap = meshgen__gpu_capacity(topo);
+    struct meshgen__gpu_os *os = mg_alloc_array(tmp, cap, sizeof *os);
+    struct meshgen__gpu *g = mg_alloc_array(tmp, cap, sizeof *g);
     hwloc_obj_t *anchors;
-    int n = mg_find_gpus(tmp, topo, &g), i;
+    int n = meshgen__find_gpus(topo, os, g), i;
 
     t->n[MG_KIND_GPU] = n;
     t->devs[MG_KIND_GPU] = mg_alloc_array(a, (size_t)n, sizeof(struct mg_devinfo));
     anchors = mg_alloc_array(tmp, (size_t)n, sizeof *anchors);
     for (i = 0; i < n; i++) {
-        struct mg_devinfo *v = &t->devs[MG_KIND_GPU][i];
-        hwloc_obj_t loc = hwloc_get_non_io_ancestor_obj(topo, g[i].anchor);
+        struct meshgen__device dev;
 
-        v->kind = MG_KIND_GPU;
-        v->os_index = -1;
-        v->pci = "";
-        if (g[i].pci) {
-            const struct hwloc_pcidev_attr_s *p = &g[i].pci->attr->pcidev;
-            v->pci = mg_printf(a, "%04x:%02x:%02x.%x", (unsigned)p->domain, (unsigned)p->bus,
-                               (unsigned)p->dev, (unsigned)p->func);
-        }
-        v->vendor = mg_gpu_name(a, &g[i], "GPUVendor", "PCIVendor");
-        v->model = mg_gpu_name(a, &g[i], "GPUModel", "PCIDevice");
-        v->uuid = mg_gpu_uuid(a, &g[i]);
-        v->cpuset = mg_cpulist(a, loc ? loc->cpuset : NULL);
-        v->numa = mg_first_numa(loc ? loc->nodeset : NULL);
-        anchors[i] = g[i].anchor;
+        meshgen__gpu_device(topo, &g[i], &dev);
+        mg_devinfo_from(a, &dev, &t->devs[MG_KIND_GPU][i]);
+        anchors[i] = dev.anchor;
     }
     t->closeness[MG_KIND_GPU] = mg_closeness_alloc(a, d, at, t->label, MG_KIND_GPU, n);
     if (!t->closeness[MG_KIND_GPU])
@@ -555,47 +325,22 @@ static void mg_extract_gpus(struct mg_arena *a, struct mg_arena *tmp, struct mg_
     mg_tree_closeness(tmp, anchors, n, t->closeness[MG_KIND_GPU]);
 }
 
-/* CPU vendor/model live on the Package (or, in some exports, higher up). */
-static const char *mg_cpu_info(struct mg_arena *a, hwloc_obj_t o, const char *name)
-{
-    for (; o; o = o->parent)
-        if (mg_info(o, name))
-            return mg_safe_dup(a, mg_info(o, name));
-    return "";
-}
-
 static void mg_extract_cpu_kind(struct mg_arena *a, struct mg_arena *tmp, struct mg_diags *d,
                                 struct mg_mark at, hwloc_topology_t topo, int kind,
                                 struct mg_topology *t)
 {
-    static const hwloc_obj_type_t types[MG_N_KINDS] = {
-        [MG_KIND_CORE] = HWLOC_OBJ_CORE,
-        [MG_KIND_NUMA] = HWLOC_OBJ_NUMANODE,
-        [MG_KIND_PACKAGE] = HWLOC_OBJ_PACKAGE,
-        [MG_KIND_PU] = HWLOC_OBJ_PU,
-    };
-    int n = hwloc_get_nbobjs_by_type(topo, types[kind]), i;
+    int n = meshgen__cpu_count(topo, kind), i;
     hwloc_obj_t *objs;
 
-    if (n < 0)
-        n = 0;
     t->n[kind] = n;
     t->devs[kind] = mg_alloc_array(a, (size_t)n, sizeof(struct mg_devinfo));
     objs = mg_alloc_array(tmp, (size_t)n, sizeof *objs);
     for (i = 0; i < n; i++) {
-        struct mg_devinfo *v = &t->devs[kind][i];
-        hwloc_obj_t o = hwloc_get_obj_by_type(topo, types[kind], (unsigned)i);
+        struct meshgen__device dev;
 
-        objs[i] = o;
-        v->kind = kind;
-        v->os_index =
-            o->os_index == HWLOC_UNKNOWN_INDEX || o->os_index > INT_MAX ? -1 : (int)o->os_index;
-        v->numa = mg_first_numa(o->nodeset);
-        v->pci = "";
-        v->uuid = "";
-        v->vendor = mg_cpu_info(a, o, "CPUVendor");
-        v->model = mg_cpu_info(a, o, "CPUModel");
-        v->cpuset = mg_cpulist(a, o->cpuset);
+        meshgen__cpu_device(topo, kind, i, &dev);
+        mg_devinfo_from(a, &dev, &t->devs[kind][i]);
+        objs[i] = dev.anchor;
     }
     t->closeness[kind] = mg_closeness_alloc(a, d, at, t->label, kind, n);
     if (t->closeness[kind])
@@ -858,6 +603,14 @@ static enum mg_source_kind mg_source_kind_of(const char *source)
     return MG_SRC_XML;
 }
 
+/* Whether a source names an inventory YAML (many hosts) rather than a
+ * topology. */
+static int mg_is_inventory_file(const char *source)
+{
+    return mg_source_kind_of(source) == MG_SRC_XML &&
+           (mg_ends_with_ci(source, ".yaml") || mg_ends_with_ci(source, ".yml"));
+}
+
 int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
                      struct mg_mark at, struct mg_topology *t, const char **host_name)
 {
@@ -890,8 +643,7 @@ struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, c
         mg_error(d, MG_CHECK_LOAD, at, "empty inventory source");
         return NULL;
     }
-    if (mg_source_kind_of(source) == MG_SRC_XML &&
-        (mg_ends_with_ci(source, ".yaml") || mg_ends_with_ci(source, ".yml"))) {
+    if (mg_is_inventory_file(source)) {
         /* Many hosts: the inventory YAML reader loads each topology it
          * names through mg_topology_load. */
         return mg_inventory_file_load(a, d, source, at);
@@ -915,4 +667,80 @@ struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, c
     if (mg_source_kind_of(source) == MG_SRC_XML)
         inv->files[inv->n_files++] = inv->source;
     return inv;
+}
+
+/* ---- snapshots ------------------------------------------------------------------ */
+
+/* Root infos that describe the process that loaded a topology, not the
+ * machine: lstopo and meshgen write different ProcessNames, and each batch
+ * job runs in its own cgroup. */
+static const char *const mg_process_infos[] = {"ProcessName", "LinuxCgroup"};
+
+/* Removes the process infos from the root. hwloc 2.x has no call for that;
+ * the infos array is public and hwloc frees each string with free() and
+ * sizes the array from infos_count alone, so dropping entries in place is
+ * what hwloc itself would do. */
+static void mg_drop_process_infos(hwloc_obj_t root)
+{
+    unsigned i, kept = 0;
+    size_t k;
+
+    for (i = 0; i < root->infos_count; i++) {
+        struct hwloc_info_s *info = &root->infos[i];
+        int drop = 0;
+
+        for (k = 0; k < sizeof mg_process_infos / sizeof mg_process_infos[0]; k++)
+            drop |= strcmp(info->name, mg_process_infos[k]) == 0;
+        if (drop) {
+            free(info->name);
+            free(info->value);
+        } else {
+            root->infos[kept++] = *info;
+        }
+    }
+    root->infos_count = kept;
+}
+
+int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *source,
+                       struct mg_mark at, const char **xml, size_t *len)
+{
+    enum mg_source_kind kind = mg_source_kind_of(source);
+    hwloc_topology_t topo;
+    hwloc_obj_t root;
+    char *buf = NULL;
+    int n = 0;
+
+    if (mg_is_inventory_file(source)) {
+        mg_error(d, MG_CHECK_EXPORT, at,
+                 "cannot export '%s': an inventory YAML describes many hosts; export one "
+                 "host's topology (its XML file, or 'live' on that host)",
+                 source);
+        return -1;
+    }
+    if (hwloc_topology_init(&topo) < 0) {
+        mg_error(d, MG_CHECK_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
+        return -1;
+    }
+    if (!mg_hwloc_load(d, at, topo, kind, source, source)) {
+        hwloc_topology_destroy(topo);
+        return -1;
+    }
+    root = hwloc_get_root_obj(topo);
+    /* Without a HostName the copy would be named after its own file (or
+     * "localhost" for a description): keep the name this source gives. */
+    if (!mg_info(root, "HostName"))
+        hwloc_obj_add_info(root, "HostName", mg_host_name(a, topo, kind, source));
+    mg_drop_process_infos(root);
+    if (hwloc_topology_export_xmlbuffer(topo, &buf, &n, 0) < 0 || n < 1) {
+        mg_error(d, MG_CHECK_EXPORT, at, "hwloc cannot export '%s' as XML: %s", source,
+                 strerror(errno));
+        hwloc_topology_destroy(topo);
+        return -1;
+    }
+    /* hwloc counts the NUL in the length. */
+    *len = (size_t)n - 1;
+    *xml = mg_strndup(a, buf, *len);
+    hwloc_free_xmlbuffer(topo, buf);
+    hwloc_topology_destroy(topo);
+    return 0;
 }

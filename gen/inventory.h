@@ -21,6 +21,20 @@ int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source,
                      const char *label, struct mg_mark at, struct mg_topology *t,
                      const char **host_name);
 
+/*
+ * An hwloc XML snapshot of one topology source ("live", "synthetic:..." or an
+ * XML path; not an inventory YAML, which has many hosts) that loads back into
+ * the same inventory: its HostName is the host name the source gives (added
+ * when the source has none), and the infos that describe the exporting
+ * process rather than the machine (ProcessName, LinuxCgroup) are left out,
+ * so that two exports of one machine are byte-identical. *xml receives the
+ * text in the arena (NUL-terminated; *len excludes the NUL). Errors
+ * ("inventory-load", "inventory-export") are reported at `at`. Returns 0, or
+ * -1 after reporting.
+ */
+int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *source,
+                       struct mg_mark at, const char **xml, size_t *len);
+
 /* Loads an inventory YAML file (DESIGN §3); path as it should be opened. */
 struct mg_inventory *mg_inventory_file_load(struct mg_arena *a, struct mg_diags *d,
                                             const char *path, struct mg_mark at);

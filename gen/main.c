@@ -21,7 +21,8 @@ static const char mg_usage_main[] =
     "  generate FILE -o DIR write DIR/<name>_mesh.h and DIR/<name>_mesh.c\n"
     "  resolve FILE         print the resolved mesh as JSON\n"
     "  show FILE            draw the mesh as a grid of device ids\n"
-    "  inventory            list the devices hwloc sees (--inventory to read a file)\n"
+    "  inventory            list the devices hwloc sees (--inventory to read a file,\n"
+    "                       --export FILE to write an XML snapshot)\n"
     "  help [COMMAND]       this text, or a command's\n"
     "\n"
     "Run 'meshgen COMMAND --help' for a command's options. Exit codes: 0 ok,\n"
@@ -70,12 +71,17 @@ static const struct mg_command mg_commands[] = {
      "Draws the mesh as a grid (rows: all axes but the last; columns: the last),\n"
      "each cell a device id, coloured by host, or by stage for an MPMD mesh.\n",
      "  --color WHEN      auto (default: when stdout is a terminal and NO_COLOR is\n"
-     "                    unset), always or never\n"},
-    {"inventory", "meshgen inventory [--inventory SRC]",
+     "                    unset), always or never\n"
+     "  --svg FILE        also draw the grid as an SVG picture into FILE\n"},
+    {"inventory", "meshgen inventory [--inventory SRC] [--export FILE]",
      "Lists what hwloc sees: each host's device counts per kind, its GPUs (PCI bus\n"
      "id, NUMA node, cpuset, model, UUID) and their closeness matrix, NUMA nodes\n"
      "and packages.\n",
-     ""},
+     "  --export FILE     write the source (this machine unless --inventory gives an\n"
+     "                    .xml file or a synthetic description) as an hwloc XML\n"
+     "                    snapshot to check in, instead of listing it. It reads back\n"
+     "                    as the same inventory, and two exports of one machine are\n"
+     "                    byte-identical (no process name or cgroup in it).\n"},
 };
 
 #define MG_N_COMMANDS ((int)(sizeof mg_commands / sizeof mg_commands[0]))
@@ -116,6 +122,8 @@ enum {
     OPT_DEPFILE,
     OPT_COLOR,
     OPT_GROUPS,
+    OPT_EXPORT,
+    OPT_SVG,
 };
 
 static const struct option mg_long_options[] = {
@@ -128,6 +136,8 @@ static const struct option mg_long_options[] = {
     {"depfile", required_argument, NULL, OPT_DEPFILE},
     {"color", required_argument, NULL, OPT_COLOR},
     {"groups", required_argument, NULL, OPT_GROUPS},
+    {"svg", required_argument, NULL, OPT_SVG},
+    {"export", required_argument, NULL, OPT_EXPORT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -183,6 +193,8 @@ int main(int argc, char **argv)
         case OPT_NAME: o.name = optarg; break;
         case 'o': o.out_dir = optarg; break;
         case OPT_DEPFILE: o.depfile = optarg; break;
+        case OPT_SVG: o.svg_path = optarg; break;
+        case OPT_EXPORT: o.export_path = optarg; break;
         case OPT_FORMAT:
             if (strcmp(optarg, "text") == 0)
                 o.format = MG_FORMAT_TEXT;
@@ -229,8 +241,12 @@ int main(int argc, char **argv)
     if ((o.out_dir || o.depfile) && strcmp(cmd->name, "generate") != 0)
         return mg_usage_error(cmd, "%s is an option of 'generate' only",
                               o.out_dir ? "-o" : "--depfile");
+    if (o.svg_path && strcmp(cmd->name, "show") != 0)
+        return mg_usage_error(cmd, "%s is an option of 'show' only", "--svg");
     if (o.axes && !o.mesh)
         return mg_usage_error(cmd, "%s needs --mesh", "--axes");
+    if (o.export_path && strcmp(cmd->name, "inventory") != 0)
+        return mg_usage_error(cmd, "%s is an option of 'inventory' only", "--export");
 
     if (strcmp(cmd->name, "inventory") == 0) {
         if (n_files > 0 || o.mesh)

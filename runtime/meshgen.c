@@ -5,7 +5,9 @@
  * Everything here is arithmetic over those tables: no allocation, no global
  * mutable state, no I/O. The only libc calls are string comparisons and
  * getenv(). This file knows nothing of YAML, hwloc or how the tables were
- * produced; binding and verification live in the placement library.
+ * produced; binding and verification live in the placement library. The
+ * launcher variables (meshgen_placement_env) are text written from the
+ * tables, so they are here and need no hwloc.
  *
  * meshgen_mesh_check() establishes the invariants the other functions rely
  * on. Those functions still validate every argument against the counts the
@@ -17,6 +19,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "cpulist.h"
 
 /* The mask of every axis of a mesh with n axes (n <= MESHGEN_MAX_AXES < 32). */
 #define ALL_AXES(n) ((uint32_t)((1u << (n)) - 1u))
@@ -42,8 +46,11 @@ static const char *const error_text[] = {
     "not supported in this build or on this system",
     "the operating system or hwloc refused",
     "this machine differs from the compiled inventory",
+    "the device's CPUs are unknown or not available on this machine",
+    "the mesh's devices are not GPUs",
+    "no host of the mesh is this machine",
 };
-_Static_assert(sizeof error_text / sizeof error_text[0] == 1 - MESHGEN_ERR_MISMATCH,
+_Static_assert(sizeof error_text / sizeof error_text[0] == 1 - MESHGEN_ERR_NO_HOST,
                "error_text must describe every enum meshgen_error code");
 
 const char *meshgen_strerror(int err)
@@ -858,4 +865,250 @@ int meshgen_process_of(const struct meshgen_mesh *mesh, int device)
                 return p;
     }
     return MESHGEN_ERR_NOT_IN_MESH;
+}
+
+/* ---- launcher environment ------------------------------------------------------------ */
+
+int meshgen__cpulist_next(const char **pos, uint32_t *lo, uint32_t *hi)
+{
+    const char *p = *pos;
+    uint32_t v[2] = {0, 0};
+    int k;
+
+    if (*p == '\0')
+        return 0;
+    for (k = 0; k < 2; k++) {
+        if (*p < '0' || *p > '9')
+            return MESHGEN_ERR_CORRUPT;
+        for (; *p >= '0' && *p <= '9'; p++) {
+            /* Checked before the step, which could otherwise wrap. */
+            if (v[k] > (INT32_MAX - (uint32_t)(*p - '0')) / 10)
+                return MESHGEN_ERR_CORRUPT;
+            v[k] = v[k] * 10 + (uint32_t)(*p - '0');
+        }
+        if (k == 1 || *p != '-')
+            break;
+        p++;
+    }
+    if (k == 0)
+        v[1] = v[0];
+    if (v[0] > v[1])
+        return MESHGEN_ERR_CORRUPT;
+    if (*p == ',') {
+        /* A comma must lead to another item: "0," is as broken as "0,,1". */
+        if (p[1] < '0' || p[1] > '9')
+            return MESHGEN_ERR_CORRUPT;
+        p++;
+    } else if (*p != '\0') {
+        return MESHGEN_ERR_CORRUPT;
+    }
+    *lo = v[0];
+    *hi = v[1];
+    *pos = p;
+    return 1;
+}
+
+static const char *const env_names[] = {
+    [MESHGEN_ENV_CUDA_VISIBLE_DEVICES] = "CUDA_VISIBLE_DEVICES",
+    [MESHGEN_ENV_ROCR_VISIBLE_DEVICES] = "ROCR_VISIBLE_DEVICES",
+    [MESHGEN_ENV_OMP_PLACES] = "OMP_PLACES",
+};
+#define N_ENV_VARS ((int)(sizeof env_names / sizeof env_names[0]))
+
+const char *meshgen_env_name(int var)
+{
+    return var >= 0 && var < N_ENV_VARS ? env_names[var] : NULL;
+}
+
+/*
+ * Text written into a caller's buffer, or only measured when buf is NULL.
+ * The value is produced twice, measured and then written, so that a buffer
+ * too small is left with nothing but a NUL instead of a cut-off list.
+ */
+struct text {
+    char *buf;
+    size_t len;
+};
+
+static void put(struct text *t, const char *s, size_t n)
+{
+    if (t->buf != NULL)
+        memcpy(t->buf + t->len, s, n);
+    t->len += n;
+}
+
+static void put_str(struct text *t, const char *s)
+{
+    put(t, s, strlen(s));
+}
+
+static void put_uint(struct text *t, uint32_t v)
+{
+    char digits[10];
+    size_t n = 0;
+
+    do {
+        digits[sizeof digits - ++n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    put(t, digits + sizeof digits - n, n);
+}
+
+static int is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/*
+ * Whether a runtime accepts this UUID in its visible-devices variable, as
+ * hwloc reports it. CUDA takes NVML's "GPU-<uuid>" (and MIG instances'
+ * "MIG-<uuid>") as they are. ROCR compares against "GPU-" and the 16 hex
+ * digits of the KFD unique id; hwloc's RSMI backend writes that id as up to
+ * 16 hex digits without leading zeros, and ROCR can never match an id of 0.
+ */
+static int uuid_accepted(int var, const char *uuid)
+{
+    size_t n = strlen(uuid), i;
+    int nonzero = 0;
+
+    if (var == MESHGEN_ENV_CUDA_VISIBLE_DEVICES)
+        return n > 4 && (strncmp(uuid, "GPU-", 4) == 0 || strncmp(uuid, "MIG-", 4) == 0);
+    if (n == 0 || n > 16)
+        return 0;
+    for (i = 0; i < n; i++) {
+        if (!is_hex(uuid[i]))
+            return 0;
+        nonzero |= uuid[i] != '0';
+    }
+    return nonzero;
+}
+
+/* The visible-devices list of a process's GPUs (see meshgen_placement_env). */
+static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen_process *proc,
+                           int var, struct text *t)
+{
+    int by_uuid = 1;
+    int32_t i;
+
+    if (mesh->device_kind != MESHGEN_KIND_GPU)
+        return MESHGEN_ERR_NOT_GPU;
+    for (i = 0; i < proc->count; i++) {
+        const struct meshgen_device_info *info =
+            meshgen_device_info(mesh, mesh->process_devices[proc->first + i]);
+
+        if (info == NULL)
+            return MESHGEN_ERR_CORRUPT;
+        by_uuid &= uuid_accepted(var, info->uuid);
+    }
+    for (i = 0; i < proc->count; i++) {
+        int32_t d = mesh->process_devices[proc->first + i];
+
+        if (i > 0)
+            put(t, ",", 1);
+        if (by_uuid && var == MESHGEN_ENV_ROCR_VISIBLE_DEVICES) {
+            const char *uuid = meshgen_device_info(mesh, d)->uuid;
+
+            put_str(t, "GPU-");
+            put(t, "0000000000000000", 16 - strlen(uuid));
+            put_str(t, uuid);
+        } else if (by_uuid) {
+            put_str(t, meshgen_device_info(mesh, d)->uuid);
+        } else {
+            /* A host's GPUs are its first devices in PCI bus id order, so
+             * the index among them is the offset from the host's first. */
+            put_uint(t, (uint32_t)(d - mesh->hosts[meshgen_device_host(mesh, d)].first_device));
+        }
+    }
+    return MESHGEN_OK;
+}
+
+/* One OpenMP place per distinct device cpuset, in device order: each range
+ * "lo-hi" of a cpulist becomes the interval "lo:len" (OpenMP 5.0 §6.5,
+ * <lower-bound>:<length>), a single CPU stays a number. */
+static int omp_places(const struct meshgen_mesh *mesh, const struct meshgen_process *proc,
+                      struct text *t)
+{
+    int32_t i, j;
+    int places = 0;
+
+    for (i = 0; i < proc->count; i++) {
+        const struct meshgen_device_info *info =
+            meshgen_device_info(mesh, mesh->process_devices[proc->first + i]);
+        const char *pos;
+        uint32_t lo, hi;
+        int rc, first = 1;
+
+        if (info == NULL)
+            return MESHGEN_ERR_CORRUPT;
+        if (info->cpuset[0] == '\0')
+            return MESHGEN_ERR_NO_CPU;
+        /* Devices that share a cpuset (GPUs behind one socket) share a place:
+         * repeating it would give OpenMP two places with the same CPUs. */
+        for (j = 0; j < i; j++)
+            if (strcmp(meshgen_device_info(mesh, mesh->process_devices[proc->first + j])->cpuset,
+                       info->cpuset) == 0)
+                break;
+        if (j < i)
+            continue;
+        if (places++ > 0)
+            put(t, ",", 1);
+        put(t, "{", 1);
+        pos = info->cpuset;
+        while ((rc = meshgen__cpulist_next(&pos, &lo, &hi)) == 1) {
+            if (!first)
+                put(t, ",", 1);
+            first = 0;
+            put_uint(t, lo);
+            if (hi > lo) {
+                put(t, ":", 1);
+                put_uint(t, hi - lo + 1);
+            }
+        }
+        if (rc < 0)
+            return rc;
+        put(t, "}", 1);
+    }
+    return MESHGEN_OK;
+}
+
+static int env_value(const struct meshgen_mesh *mesh, const struct meshgen_process *proc, int var,
+                     struct text *t)
+{
+    if (var == MESHGEN_ENV_OMP_PLACES)
+        return omp_places(mesh, proc, t);
+    return visible_devices(mesh, proc, var, t);
+}
+
+int meshgen_placement_env(const struct meshgen_mesh *mesh, int process, int var, char *buf,
+                          size_t cap)
+{
+    const struct meshgen_process *proc;
+    struct text t = {NULL, 0};
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (process < 0 || process >= mesh->n_processes || meshgen_env_name(var) == NULL)
+        return MESHGEN_ERR_RANGE;
+    if (buf == NULL && cap > 0)
+        return MESHGEN_ERR_NULL;
+    proc = &mesh->processes[process];
+    if (!process_run_ok(mesh, proc))
+        return MESHGEN_ERR_CORRUPT;
+    rc = env_value(mesh, proc, var, &t);
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (t.len > INT32_MAX)
+        return MESHGEN_ERR_NO_SPACE;
+    if (buf == NULL)
+        return (int)t.len;
+    if (t.len >= cap) {
+        buf[0] = '\0';
+        return MESHGEN_ERR_NO_SPACE;
+    }
+    t.buf = buf;
+    t.len = 0;
+    env_value(mesh, proc, var, &t);
+    buf[t.len] = '\0';
+    return (int)t.len;
 }

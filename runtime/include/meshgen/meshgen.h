@@ -82,7 +82,10 @@ enum meshgen_error {
     MESHGEN_ERR_NO_SHARDING = -13, /* no sharding of that name or index */
     MESHGEN_ERR_UNSUPPORTED = -14, /* not available in this build or on this system */
     MESHGEN_ERR_SYSTEM = -15,     /* the operating system or hwloc refused */
-    MESHGEN_ERR_MISMATCH = -16    /* this machine differs from the compiled inventory */
+    MESHGEN_ERR_MISMATCH = -16,   /* this machine differs from the compiled inventory */
+    MESHGEN_ERR_NO_CPU = -17,     /* a device's CPUs are unknown or not on this machine */
+    MESHGEN_ERR_NOT_GPU = -18,    /* the mesh's devices are not GPUs */
+    MESHGEN_ERR_NO_HOST = -19     /* no host of the mesh is this machine */
 };
 
 /* What a mesh position is: a GPU, or a CPU object of some level. */
@@ -364,6 +367,101 @@ int meshgen_process_devices(const struct meshgen_mesh *mesh, int process, int32_
 /** The process that owns device id `device`, MESHGEN_ERR_RANGE (no such
  * device) or MESHGEN_ERR_NOT_IN_MESH (no process holds it). */
 int meshgen_process_of(const struct meshgen_mesh *mesh, int device);
+
+/* ---- launcher environment (LLNL mpibind style) --------------------------------- */
+
+/* The variables meshgen_placement_env() can compute. */
+enum meshgen_env_var {
+    MESHGEN_ENV_CUDA_VISIBLE_DEVICES = 0,
+    MESHGEN_ENV_ROCR_VISIBLE_DEVICES = 1,
+    MESHGEN_ENV_OMP_PLACES = 2
+};
+
+/** The name of variable `var` (enum meshgen_env_var), e.g.
+ * "CUDA_VISIBLE_DEVICES", or NULL for an unknown value. The string is
+ * static. */
+const char *meshgen_env_name(int var);
+
+/**
+ * The value of launcher variable `var` (enum meshgen_env_var) for process
+ * `process`, to set in its environment before the GPU or OpenMP runtime
+ * starts (as LLNL mpibind does). Writes it, NUL-terminated, into buf (the
+ * caller's buffer of cap bytes) and returns its length (without the NUL).
+ *
+ * - CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES: the process's GPUs, in
+ *   device id order, comma-separated. Each is named by UUID when every GPU of
+ *   the process has one the runtime accepts: for CUDA an NVML UUID as hwloc
+ *   reports it ("GPU-..." or "MIG-...", the form CUDA_VISIBLE_DEVICES takes);
+ *   for ROCm "GPU-" and the 16 hex digits of the RSMI unique id (hwloc's
+ *   AMDUUID, written there without leading zeros, so they are added back),
+ *   which is how ROCR_VISIBLE_DEVICES matches UUIDs (ROCR-Runtime,
+ *   core/runtime/amd_filter_device.cpp). Otherwise each is named by its
+ *   index among its host's GPUs in PCI bus id order; CUDA numbers devices
+ *   fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID is also set, and
+ *   indices count within whatever the launcher already made visible. An
+ *   empty string (a process with no devices) hides every GPU.
+ * - OMP_PLACES: one place per distinct cpuset of the process's devices, in
+ *   device order, in the OpenMP interval syntax (a cpuset "0-3,8-11" is the
+ *   place "{0:4,8:4}", so two such devices give "{0:4,8:4},{16:4}"). The
+ *   value is "" for a process with no devices, which is no valid
+ *   OMP_PLACES: leave the variable unset then.
+ *
+ * A NULL buf with cap 0 writes nothing and returns the length, to size a
+ * buffer. Returns MESHGEN_ERR_RANGE (no such process or variable),
+ * MESHGEN_ERR_NOT_GPU (a visible-devices variable for a mesh of CPU
+ * objects), MESHGEN_ERR_NO_CPU (OMP_PLACES for a device with no known
+ * cpuset), MESHGEN_ERR_CORRUPT (a malformed cpuset), MESHGEN_ERR_NULL (buf
+ * NULL with cap > 0), or MESHGEN_ERR_NO_SPACE when cap is too small, in
+ * which case only a NUL is written (when cap > 0).
+ */
+int meshgen_placement_env(const struct meshgen_mesh *mesh, int process, int var, char *buf,
+                          size_t cap);
+
+/* ---- binding and verification: link meshgen::placement ------------------------- */
+/*
+ * The two calls below use hwloc and live in the separate meshgen::placement
+ * library (libmeshgen_placement), so that programs that only look things up
+ * do not link hwloc. Both discover this machine, which takes milliseconds,
+ * and may allocate through hwloc: call them at start-up, not in a hot loop.
+ * Like hwloc itself they honour HWLOC_XMLFILE (this machine as described by
+ * an XML file) and HWLOC_THISSYSTEM.
+ */
+
+/**
+ * Binds the calling thread to the CPUs stored for device id `device` (its
+ * cpuset, as the compiled inventory recorded it; hwloc_set_cpubind with
+ * HWLOC_CPUBIND_THREAD). Only the CPUs this process may use are looked up
+ * from the machine, nothing else is discovered. Returns 0, MESHGEN_ERR_RANGE
+ * (no such device), MESHGEN_ERR_CORRUPT (a malformed cpuset in the tables),
+ * MESHGEN_ERR_NO_CPU (the cpuset is empty, or names a CPU this process
+ * cannot use on this machine: nothing is bound then), MESHGEN_ERR_UNSUPPORTED
+ * (hwloc describes another machine, through HWLOC_XMLFILE without
+ * HWLOC_THISSYSTEM=1, so binding would do nothing) or MESHGEN_ERR_SYSTEM (hwloc
+ * or the operating system refused; errno tells why).
+ */
+int meshgen_bind(const struct meshgen_mesh *mesh, int device);
+
+/**
+ * Compares this machine with the compiled inventory of host `host` and
+ * reports the first difference. The machine is discovered with hwloc, I/O
+ * devices included, and its devices of the mesh's kind are found by the
+ * generator's own rules; then the device count, and per device in order its
+ * OS index (CPU objects), PCI bus id, vendor, model, UUID, NUMA node and
+ * cpuset are compared. A negative host means this machine: the host named
+ * like it (hwloc's HostName, else gethostname(), exactly or up to the first
+ * dot), else host 0 when the mesh has only one.
+ *
+ * The first difference, or the reason for an error, is written in words to
+ * report (the caller's buffer of cap bytes, NUL-terminated, truncated to
+ * fit; "" on a match), e.g. "device 3: PCI bus id 0000:3b:00.0 expected,
+ * 0000:3c:00.0 found" or "missing device: expected 16 gpu devices, found
+ * 15". report may be NULL when cap is 0. Returns 0 on a match,
+ * MESHGEN_ERR_MISMATCH on a difference, MESHGEN_ERR_RANGE (host past the
+ * mesh's), MESHGEN_ERR_NO_HOST (no host is this machine), MESHGEN_ERR_NULL
+ * (report NULL with cap > 0), the errors of meshgen_mesh_check(), or
+ * MESHGEN_ERR_SYSTEM (hwloc cannot discover this machine).
+ */
+int meshgen_verify(const struct meshgen_mesh *mesh, int host, char *report, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,334 @@
+/*
+ * The device rules of DESIGN §3 over an hwloc topology, shared by the
+ * generator's inventory loader and meshgen_verify (see hwloc_devices.h):
+ * which OS or PCI devices are GPUs (compute backends, deduplicated by PCI
+ * bus id, the PCI-class fallback), how a PCI bus id is written, where a
+ * device's NUMA node and cpuset come from, and which CPU objects a kind
+ * means.
+ *
+ * It knows nothing of arenas, diagnostics, closeness or generated tables,
+ * and allocates nothing: callers own every array and copy what they keep.
+ */
+#include "hwloc_devices.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <meshgen/meshgen.h>
+
+/* ---- strings -------------------------------------------------------------- */
+
+/* An info attribute, or NULL when absent or empty: exports write "" for
+ * values a backend could not read, which says no more than absence. */
+static const char *info_of(hwloc_obj_t o, const char *name)
+{
+    const char *v = o ? hwloc_obj_get_info_by_name(o, name) : NULL;
+    return v && *v ? v : NULL;
+}
+
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid:
+ * no overlong forms, no surrogates, nothing past U+10FFFF. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    unsigned char lo = 0x80, hi = 0xbf;
+    size_t len, i;
+
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        len = 2;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef)
+        len = 3;
+    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+        len = 4;
+    else
+        return 0;
+    if (p[0] == 0xe0)
+        lo = 0xa0;
+    else if (p[0] == 0xed)
+        hi = 0x9f;
+    else if (p[0] == 0xf0)
+        lo = 0x90;
+    else if (p[0] == 0xf4)
+        hi = 0x8f;
+    if (len > n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (i = 2; i < len; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return len;
+}
+
+void meshgen__sanitize(char *s, size_t n)
+{
+    unsigned char *p = (unsigned char *)s;
+    size_t i = 0;
+
+    while (i < n) {
+        size_t len = 1;
+        if (p[i] < 0x20 || p[i] == 0x7f)
+            p[i] = '?';
+        else if (p[i] >= 0x80 && (len = utf8_len(p + i, n - i)) == 0) {
+            p[i] = '?';
+            len = 1;
+        }
+        i += len;
+    }
+}
+
+int meshgen__cpulist(hwloc_const_bitmap_t set, char *buf, size_t cap)
+{
+    int n = set ? hwloc_bitmap_list_snprintf(buf, cap, set) : 0;
+
+    /* hwloc writes nothing at all for a NULL set; give callers a string. */
+    if (n <= 0) {
+        if (cap > 0)
+            buf[0] = '\0';
+        return 0;
+    }
+    return n;
+}
+
+/* NUMA nodes are named by OS index, as numactl counts them; the nodeset
+ * holds OS indexes. */
+static int first_numa(hwloc_const_bitmap_t nodeset)
+{
+    int i = nodeset ? hwloc_bitmap_first(nodeset) : -1;
+    return i < 0 ? -1 : i;
+}
+
+/* ---- GPUs ----------------------------------------------------------------- */
+
+/* Compute backends in order of preference when one GPU has several OS
+ * devices: NVML and RSMI carry the UUID, CUDA and OpenCL only a model. */
+static const struct {
+    const char *backend; /* the "Backend" info value */
+    const char *prefix;  /* OS device name prefix, for exports without it */
+} backends[] = {
+    {"NVML", "nvml"}, {"CUDA", "cuda"}, {"RSMI", "rsmi"}, {"LevelZero", "ze"}, {"OpenCL", "opencl"},
+};
+#define N_BACKENDS ((int)(sizeof backends / sizeof backends[0]))
+
+/* The backend rank of a compute OS device, or -1 when the object is not one.
+ * The subtype is not used: exports before hwloc 2.5 lack it for NVML and
+ * RSMI devices. DRM (card0, renderD128) and GL devices have no such backend. */
+static int backend_rank(hwloc_obj_t o)
+{
+    const char *backend = hwloc_obj_get_info_by_name(o, "Backend");
+    int i;
+
+    if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU && o->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC)
+        return -1;
+    for (i = 0; i < N_BACKENDS; i++) {
+        if (backend) {
+            if (strcmp(backend, backends[i].backend) == 0)
+                return i;
+        } else {
+            size_t n = strlen(backends[i].prefix);
+            if (o->name && strncmp(o->name, backends[i].prefix, n) == 0 && o->name[n] >= '0' &&
+                o->name[n] <= '9')
+                return i;
+        }
+    }
+    return -1;
+}
+
+hwloc_obj_t meshgen__pci_of(hwloc_obj_t o)
+{
+    hwloc_obj_t p = o->parent;
+    while (p && p->type == HWLOC_OBJ_OS_DEVICE)
+        p = p->parent;
+    return p && p->type == HWLOC_OBJ_PCI_DEVICE ? p : NULL;
+}
+
+uint64_t meshgen__pci_key(hwloc_obj_t pci)
+{
+    const struct hwloc_pcidev_attr_s *p = &pci->attr->pcidev;
+    return (uint64_t)p->domain << 24 | (uint64_t)p->bus << 16 | (uint64_t)p->dev << 8 | p->func;
+}
+
+static int cmp_gpu_os(const void *pa, const void *pb)
+{
+    const struct meshgen__gpu_os *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->os->logical_index < b->os->logical_index
+               ? -1
+               : a->os->logical_index > b->os->logical_index;
+}
+
+static int cmp_gpu(const void *pa, const void *pb)
+{
+    const struct meshgen__gpu *a = pa, *b = pb;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+size_t meshgen__gpu_capacity(hwloc_topology_t topo)
+{
+    hwloc_obj_t o = NULL;
+    size_t n_os = 0, n_pci = 0;
+
+    while ((o = hwloc_get_next_osdev(topo, o)) != NULL)
+        n_os++;
+    while ((o = hwloc_get_next_pcidev(topo, o)) != NULL)
+        n_pci++;
+    return (n_os > n_pci ? n_os : n_pci) + 1;
+}
+
+/*
+ * A GPU is an OS device with a compute backend, one per PCI device however
+ * many backends report it. OS devices without a PCI device cannot be told
+ * apart across backends, so only those of the best backend among them count
+ * (after the PCI ones). Only when the topology has no compute OS device at
+ * all — an export without GPU backends, or Debian's hwloc with no
+ * CUDA/NVML/RSMI plugin — do PCI 3D controllers and processing accelerators
+ * count. The rule is per topology, not per PCI device: where backends did
+ * report, a 3D controller they left out is not a usable GPU (the two Tesla
+ * M2075 of 32em64t-2n8c2t-pci-wholeio.xml, whose expected count is 2).
+ */
+int meshgen__find_gpus(hwloc_topology_t topo, struct meshgen__gpu_os *c, struct meshgen__gpu *g)
+{
+    hwloc_obj_t o = NULL;
+    int n_os = 0, n = 0, i, kept, best = N_BACKENDS;
+
+    while ((o = hwloc_get_next_osdev(topo, o)) != NULL) {
+        int rank = backend_rank(o);
+        if (rank < 0)
+            continue;
+        c[n_os].os = o;
+        c[n_os].pci = meshgen__pci_of(o);
+        c[n_os].key = c[n_os].pci ? meshgen__pci_key(c[n_os].pci) : UINT64_MAX;
+        c[n_os].rank = rank;
+        if (!c[n_os].pci && rank < best)
+            best = rank;
+        n_os++;
+    }
+
+    if (n_os > 0) {
+        qsort(c, (size_t)n_os, sizeof *c, cmp_gpu_os);
+        for (i = 0; i < n_os; i++) {
+            if (c[i].pci && n > 0 && g[n - 1].pci && g[n - 1].key == c[i].key) {
+                g[n - 1].n_os++;
+                continue;
+            }
+            if (!c[i].pci && c[i].rank != best)
+                continue;
+            g[n].pci = c[i].pci;
+            g[n].anchor = c[i].pci ? c[i].pci : c[i].os;
+            g[n].key = c[i].key;
+            g[n].os = &c[i];
+            g[n].n_os = 1;
+            n++;
+        }
+        return n;
+    }
+
+    while ((o = hwloc_get_next_pcidev(topo, o)) != NULL) {
+        unsigned cls = o->attr->pcidev.class_id;
+        if (cls != 0x0302 && cls != 0x1200)
+            continue;
+        g[n].pci = g[n].anchor = o;
+        g[n].key = meshgen__pci_key(o);
+        g[n].os = NULL;
+        g[n].n_os = 0;
+        n++;
+    }
+    qsort(g, (size_t)n, sizeof *g, cmp_gpu);
+    /* Two PCI objects with one bus id only come from a forged file. */
+    for (i = 0, kept = 0; i < n; i++)
+        if (kept == 0 || g[kept - 1].key != g[i].key)
+            g[kept++] = g[i];
+    return kept;
+}
+
+/* The GPU vendor or model: from the best OS device that has it, else from
+ * the PCI device's names. */
+static const char *gpu_name(const struct meshgen__gpu *g, const char *os_info, const char *pci_info)
+{
+    int i;
+    for (i = 0; i < g->n_os; i++)
+        if (info_of(g->os[i].os, os_info))
+            return info_of(g->os[i].os, os_info);
+    return info_of(g->pci, pci_info);
+}
+
+static const char *gpu_uuid(const struct meshgen__gpu *g)
+{
+    int i;
+    for (i = 0; i < g->n_os; i++) {
+        const char *u = info_of(g->os[i].os, "NVIDIAUUID");
+        if (!u)
+            u = info_of(g->os[i].os, "AMDUUID");
+        if (u)
+            return u;
+    }
+    return NULL;
+}
+
+void meshgen__gpu_device(hwloc_topology_t topo, const struct meshgen__gpu *g,
+                         struct meshgen__device *out)
+{
+    /* GPU locality can be a Package, a Group, an L3 cache or the Machine,
+     * so the NUMA node comes from the nodeset, not from a NUMA parent. */
+    hwloc_obj_t loc = hwloc_get_non_io_ancestor_obj(topo, g->anchor);
+
+    out->kind = MESHGEN_KIND_GPU;
+    out->os_index = -1;
+    out->pci[0] = '\0';
+    if (g->pci) {
+        const struct hwloc_pcidev_attr_s *p = &g->pci->attr->pcidev;
+        snprintf(out->pci, sizeof out->pci, "%04x:%02x:%02x.%x", (unsigned)p->domain,
+                 (unsigned)p->bus, (unsigned)p->dev, (unsigned)p->func);
+    }
+    out->vendor = gpu_name(g, "GPUVendor", "PCIVendor");
+    out->model = gpu_name(g, "GPUModel", "PCIDevice");
+    out->uuid = gpu_uuid(g);
+    out->cpuset = loc ? loc->cpuset : NULL;
+    out->numa = first_numa(loc ? loc->nodeset : NULL);
+    out->anchor = g->anchor;
+}
+
+/* ---- CPU objects -------------------------------------------------------------- */
+
+static hwloc_obj_type_t cpu_type(int kind)
+{
+    switch (kind) {
+    case MESHGEN_KIND_NUMA: return HWLOC_OBJ_NUMANODE;
+    case MESHGEN_KIND_PACKAGE: return HWLOC_OBJ_PACKAGE;
+    case MESHGEN_KIND_PU: return HWLOC_OBJ_PU;
+    default: return HWLOC_OBJ_CORE;
+    }
+}
+
+int meshgen__cpu_count(hwloc_topology_t topo, int kind)
+{
+    int n = hwloc_get_nbobjs_by_type(topo, cpu_type(kind));
+    return n < 0 ? 0 : n;
+}
+
+/* CPU vendor/model live on the Package (or, in some exports, higher up). */
+static const char *cpu_info(hwloc_obj_t o, const char *name)
+{
+    for (; o; o = o->parent)
+        if (info_of(o, name))
+            return info_of(o, name);
+    return NULL;
+}
+
+void meshgen__cpu_device(hwloc_topology_t topo, int kind, int i, struct meshgen__device *out)
+{
+    hwloc_obj_t o = hwloc_get_obj_by_type(topo, cpu_type(kind), (unsigned)i);
+
+    out->kind = kind;
+    out->os_index =
+        o->os_index == HWLOC_UNKNOWN_INDEX || o->os_index > INT_MAX ? -1 : (int)o->os_index;
+    out->numa = first_numa(o->nodeset);
+    out->pci[0] = '\0';
+    out->uuid = NULL;
+    out->vendor = cpu_info(o, "CPUVendor");
+    out->model = cpu_info(o, "CPUModel");
+    out->cpuset = o->cpuset;
+    out->anchor = o;
+}

@@ -1,0 +1,392 @@
+/*
+ * The placement library (meshgen::placement): binding the calling thread
+ * near a device and checking this machine against the compiled inventory,
+ * meshgen_bind and meshgen_verify of <meshgen/meshgen.h>.
+ *
+ * This is the only part of the runtime that uses hwloc; the lookups stay in
+ * the dependency-free core library, which this one links. The devices of the
+ * live machine are found by the generator's own rules (hwloc_devices.c), so a
+ * mesh compiled from an export of this machine verifies against it. Each call
+ * discovers what it needs and releases everything hwloc allocated before
+ * returning: no state is kept between calls, so any thread may call.
+ */
+#include <meshgen/meshgen.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#include "cpulist.h"
+#include "hwloc_devices.h"
+
+#if defined(__GNUC__)
+#define MESHGEN_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MESHGEN_PRINTF(f, a)
+#endif
+
+/* ---- binding ------------------------------------------------------------------- */
+
+/*
+ * Walks a cpulist. Without a machine (allowed NULL) it only checks the text,
+ * so that a malformed table is reported before anything is discovered; with
+ * one it adds each CPU to set, refusing CPUs outside allowed before hwloc
+ * would grow the set to reach them (a corrupt "0-2000000000" must not cost
+ * a quarter of a gigabyte).
+ */
+static int cpulist_scan(const char *list, hwloc_const_bitmap_t allowed, hwloc_bitmap_t set)
+{
+    int last = allowed != NULL ? hwloc_bitmap_last(allowed) : -1;
+    uint32_t lo, hi;
+    int rc;
+
+    if (list[0] == '\0')
+        return MESHGEN_ERR_NO_CPU;
+    while ((rc = meshgen__cpulist_next(&list, &lo, &hi)) == 1) {
+        if (allowed == NULL)
+            continue;
+        if (last < 0 || hi > (uint32_t)last)
+            return MESHGEN_ERR_NO_CPU;
+        if (hwloc_bitmap_set_range(set, lo, (int)hi) < 0)
+            return MESHGEN_ERR_SYSTEM;
+    }
+    if (rc < 0)
+        return rc;
+    if (allowed != NULL && !hwloc_bitmap_isincluded(set, allowed))
+        return MESHGEN_ERR_NO_CPU;
+    return MESHGEN_OK;
+}
+
+/*
+ * Loads this machine. Binding needs only the CPUs this process may use, so
+ * without io every object type hwloc may drop is dropped (PUs, NUMA nodes
+ * and the machine stay) and, where hwloc allows, distances, memory
+ * attributes and CPU kinds are not gathered. Verification needs the whole
+ * tree with its I/O devices, exactly as the generator loads it.
+ */
+static int load_machine(hwloc_topology_t *topo, int io)
+{
+    if (hwloc_topology_init(topo) < 0)
+        return MESHGEN_ERR_SYSTEM;
+    if (io) {
+        hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+    } else {
+        hwloc_topology_set_all_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+#if HWLOC_API_VERSION >= 0x00020800
+        hwloc_topology_set_flags(*topo, HWLOC_TOPOLOGY_FLAG_NO_DISTANCES |
+                                            HWLOC_TOPOLOGY_FLAG_NO_MEMATTRS |
+                                            HWLOC_TOPOLOGY_FLAG_NO_CPUKINDS);
+#endif
+    }
+    if (hwloc_topology_load(*topo) < 0) {
+        int saved = errno;
+
+        hwloc_topology_destroy(*topo);
+        errno = saved;
+        return MESHGEN_ERR_SYSTEM;
+    }
+    return MESHGEN_OK;
+}
+
+int meshgen_bind(const struct meshgen_mesh *mesh, int device)
+{
+    const struct meshgen_device_info *info;
+    hwloc_topology_t topo;
+    hwloc_bitmap_t set;
+    int saved, rc = meshgen_device_host(mesh, device);
+
+    if (rc < 0)
+        return rc;
+    info = meshgen_device_info(mesh, device);
+    if (info == NULL || info->cpuset == NULL)
+        return MESHGEN_ERR_CORRUPT;
+    rc = cpulist_scan(info->cpuset, NULL, NULL);
+    if (rc != MESHGEN_OK)
+        return rc;
+    rc = load_machine(&topo, 0);
+    if (rc != MESHGEN_OK)
+        return rc;
+    /* Through HWLOC_XMLFILE hwloc may describe another machine, and then its
+     * binding calls succeed without doing anything. */
+    if (!hwloc_topology_is_thissystem(topo)) {
+        rc = MESHGEN_ERR_UNSUPPORTED;
+    } else if ((set = hwloc_bitmap_alloc()) == NULL) {
+        rc = MESHGEN_ERR_SYSTEM;
+    } else {
+        rc = cpulist_scan(info->cpuset, hwloc_topology_get_allowed_cpuset(topo), set);
+        if (rc == MESHGEN_OK && hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD) < 0)
+            rc = MESHGEN_ERR_SYSTEM;
+        hwloc_bitmap_free(set);
+    }
+    saved = errno;
+    hwloc_topology_destroy(topo);
+    errno = saved;
+    return rc;
+}
+
+/* ---- verification ----------------------------------------------------------------- */
+
+/* Writes the report; a buffer too small keeps the start of the text. */
+static void say(char *report, size_t cap, const char *fmt, ...) MESHGEN_PRINTF(3, 4);
+static void say(char *report, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (cap == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(report, cap, fmt, ap);
+    va_end(ap);
+}
+
+static const char *const kind_names[] = {
+    [MESHGEN_KIND_GPU] = "gpu",         [MESHGEN_KIND_CORE] = "core", [MESHGEN_KIND_NUMA] = "numa",
+    [MESHGEN_KIND_PACKAGE] = "package", [MESHGEN_KIND_PU] = "pu",
+};
+
+/* Whether a host name matches a name of this machine: exactly, or (short)
+ * up to the first dot of each, since inventories name hosts the way Slurm
+ * does while gethostname() may give the full domain name. */
+static int same_host(const char *host, const char *name, int short_form)
+{
+    size_t n, m;
+
+    if (!short_form)
+        return strcmp(host, name) == 0;
+    n = strcspn(host, ".");
+    m = strcspn(name, ".");
+    return n == m && strncmp(host, name, n) == 0;
+}
+
+/* The index of the host that is this machine, or NO_HOST with a report. */
+static int this_host(const struct meshgen_mesh *mesh, hwloc_topology_t topo, char *report,
+                     size_t cap)
+{
+    char hostname[256] = "";
+    const char *names[2];
+    int pass, k, h, found;
+
+    /* hwloc's HostName names the machine it describes, which is not the one
+     * gethostname() names when HWLOC_XMLFILE stands in for it. */
+    names[0] = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo), "HostName");
+    if (gethostname(hostname, sizeof hostname - 1) != 0)
+        hostname[0] = '\0';
+    names[1] = hostname;
+    for (pass = 0; pass < 2; pass++) {
+        found = -1;
+        for (k = 0; k < 2; k++) {
+            if (names[k] == NULL || names[k][0] == '\0')
+                continue;
+            for (h = 0; h < mesh->n_hosts; h++) {
+                if (!same_host(mesh->hosts[h].name, names[k], pass))
+                    continue;
+                /* A short name shared by two hosts says nothing. */
+                if (found >= 0 && found != h) {
+                    say(report, cap, "'%s' could be host %s or host %s", names[k],
+                        mesh->hosts[found].name, mesh->hosts[h].name);
+                    return MESHGEN_ERR_NO_HOST;
+                }
+                found = h;
+                if (pass == 0)
+                    return h;
+            }
+        }
+        if (found >= 0)
+            return found;
+    }
+    if (mesh->n_hosts == 1)
+        return 0;
+    say(report, cap, "no host of the mesh is named '%s' (it has %d hosts)",
+        names[0] != NULL ? names[0] : hostname, mesh->n_hosts);
+    return MESHGEN_ERR_NO_HOST;
+}
+
+/* What the live machine says of one device, in the form of the tables: text
+ * sanitised as the generator sanitises it, numbers written out. */
+struct live_text {
+    char *vendor, *model, *uuid, *cpuset;
+    char os_index[16], numa[16];
+};
+
+/* A sanitised heap copy of an hwloc string; "" for NULL. */
+static char *clean_copy(const char *raw)
+{
+    size_t n = raw != NULL ? strlen(raw) : 0;
+    char *p = malloc(n + 1);
+
+    if (p == NULL)
+        return NULL;
+    if (n > 0)
+        memcpy(p, raw, n);
+    p[n] = '\0';
+    meshgen__sanitize(p, n);
+    return p;
+}
+
+static void number_text(char *buf, size_t size, int v)
+{
+    if (v < 0)
+        snprintf(buf, size, "unknown");
+    else
+        snprintf(buf, size, "%d", v);
+}
+
+static int live_text_fill(struct live_text *t, const struct meshgen__device *dev)
+{
+    int n = meshgen__cpulist(dev->cpuset, NULL, 0);
+
+    t->vendor = clean_copy(dev->vendor);
+    t->model = clean_copy(dev->model);
+    t->uuid = clean_copy(dev->uuid);
+    t->cpuset = malloc((size_t)n + 1);
+    if (t->cpuset != NULL)
+        meshgen__cpulist(dev->cpuset, t->cpuset, (size_t)n + 1);
+    number_text(t->os_index, sizeof t->os_index, dev->os_index);
+    number_text(t->numa, sizeof t->numa, dev->numa);
+    return t->vendor && t->model && t->uuid && t->cpuset ? MESHGEN_OK : MESHGEN_ERR_SYSTEM;
+}
+
+static void live_text_free(struct live_text *t)
+{
+    free(t->vendor);
+    free(t->model);
+    free(t->uuid);
+    free(t->cpuset);
+}
+
+/*
+ * Compares one device, field by field in the order a person would check
+ * them (which object, which model, where it sits), and reports the first
+ * difference. Everything is compared as the text the tables hold.
+ */
+static int compare_device(const struct meshgen_mesh *mesh, int h, int local,
+                          const struct meshgen_device_info *want, const struct meshgen__device *dev,
+                          char *report, size_t cap)
+{
+    const struct meshgen_host *host = &mesh->hosts[h];
+    char want_os[16], want_numa[16], where[96];
+    struct live_text got;
+    int i, rc;
+
+    memset(&got, 0, sizeof got);
+    rc = live_text_fill(&got, dev);
+    if (rc != MESHGEN_OK) {
+        live_text_free(&got);
+        say(report, cap, "out of memory");
+        return rc;
+    }
+    number_text(want_os, sizeof want_os, want->os_index);
+    number_text(want_numa, sizeof want_numa, want->numa);
+    {
+        const struct {
+            const char *what, *want, *got;
+            int quoted; /* free text, which may hold spaces */
+        } fields[] = {
+            {"OS index", want_os, got.os_index, 0},  {"PCI bus id", want->pci, dev->pci, 0},
+            {"vendor", want->vendor, got.vendor, 1}, {"model", want->model, got.model, 1},
+            {"UUID", want->uuid, got.uuid, 0},       {"NUMA node", want_numa, got.numa, 0},
+            {"cpuset", want->cpuset, got.cpuset, 0},
+        };
+
+        rc = MESHGEN_OK;
+        for (i = 0; i < (int)(sizeof fields / sizeof fields[0]); i++) {
+            const char *q = fields[i].quoted ? "'" : "";
+
+            if (strcmp(fields[i].want, fields[i].got) == 0)
+                continue;
+            if (mesh->n_hosts > 1)
+                snprintf(where, sizeof where, "host %s, device %d (local %d)", host->name,
+                         host->first_device + local, local);
+            else
+                snprintf(where, sizeof where, "device %d", host->first_device + local);
+            say(report, cap, "%s: %s %s%s%s expected, %s%s%s found", where, fields[i].what,
+                fields[i].want[0] ? q : "", fields[i].want[0] ? fields[i].want : "none",
+                fields[i].want[0] ? q : "", fields[i].got[0] ? q : "",
+                fields[i].got[0] ? fields[i].got : "none", fields[i].got[0] ? q : "");
+            rc = MESHGEN_ERR_MISMATCH;
+            break;
+        }
+    }
+    live_text_free(&got);
+    return rc;
+}
+
+/* Compares host h's compiled devices with the live machine's. */
+static int compare_host(const struct meshgen_mesh *mesh, int h, hwloc_topology_t topo, char *report,
+                        size_t cap)
+{
+    const struct meshgen_host_template *tp = &mesh->templates[mesh->hosts[h].template_index];
+    int kind = mesh->device_kind;
+    struct meshgen__gpu_os *os = NULL;
+    struct meshgen__gpu *gpus = NULL;
+    int n, i, rc = MESHGEN_OK;
+
+    if (kind == MESHGEN_KIND_GPU) {
+        size_t room = meshgen__gpu_capacity(topo);
+
+        os = calloc(room, sizeof *os);
+        gpus = calloc(room, sizeof *gpus);
+        if (os == NULL || gpus == NULL) {
+            free(os);
+            free(gpus);
+            say(report, cap, "out of memory");
+            return MESHGEN_ERR_SYSTEM;
+        }
+        n = meshgen__find_gpus(topo, os, gpus);
+    } else {
+        n = meshgen__cpu_count(topo, kind);
+    }
+    if (n != tp->n_devices) {
+        say(report, cap, "%s device: expected %d %s devices, found %d",
+            n < tp->n_devices ? "missing" : "extra", tp->n_devices, kind_names[kind], n);
+        rc = MESHGEN_ERR_MISMATCH;
+    }
+    for (i = 0; rc == MESHGEN_OK && i < n; i++) {
+        struct meshgen__device dev;
+
+        if (kind == MESHGEN_KIND_GPU)
+            meshgen__gpu_device(topo, &gpus[i], &dev);
+        else
+            meshgen__cpu_device(topo, kind, i, &dev);
+        rc = compare_device(mesh, h, i, &tp->devices[i], &dev, report, cap);
+    }
+    free(os);
+    free(gpus);
+    return rc;
+}
+
+int meshgen_verify(const struct meshgen_mesh *mesh, int host, char *report, size_t cap)
+{
+    hwloc_topology_t topo;
+    int rc;
+
+    if (report == NULL && cap > 0)
+        return MESHGEN_ERR_NULL;
+    if (cap > 0)
+        report[0] = '\0';
+    /* The comparison walks the host templates, so the whole mesh must hold
+     * together first; the cost is nothing beside discovering the machine. */
+    rc = meshgen_mesh_check(mesh);
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (host >= mesh->n_hosts)
+        return MESHGEN_ERR_RANGE;
+    rc = load_machine(&topo, 1);
+    if (rc != MESHGEN_OK) {
+        say(report, cap, "hwloc cannot discover this machine: %s", strerror(errno));
+        return rc;
+    }
+    if (host < 0)
+        host = this_host(mesh, topo, report, cap);
+    if (host >= 0)
+        rc = compare_host(mesh, host, topo, report, cap);
+    else
+        rc = host;
+    hwloc_topology_destroy(topo);
+    return rc;
+}

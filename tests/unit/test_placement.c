@@ -1,0 +1,671 @@
+/*
+ * Unit tests of placement: meshgen_bind and meshgen_verify (runtime/placement.c,
+ * the meshgen::placement library) and meshgen_placement_env (runtime/meshgen.c).
+ *
+ * The meshes are hand-written tables, as `meshgen generate` would emit them.
+ * The POWER8 mesh mirrors tests/data/hwloc/power8gpudistances.xml (4 GPUs,
+ * 2 NUMA nodes), which stands in for "this machine" through hwloc's
+ * HWLOC_XMLFILE; the mismatch cases point it at copies of that file, edited
+ * by this test under /tmp, each with one difference. Binding is tested live
+ * on the machine running the tests (which has at least CPU 0 and no CPU
+ * 9999), reading the thread's binding back through hwloc.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, mkstemp */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#include <meshgen/meshgen.h>
+
+#ifndef MESHGEN_TEST_DATA
+#define MESHGEN_TEST_DATA "tests/data"
+#endif
+#define POWER8_XML MESHGEN_TEST_DATA "/hwloc/power8gpudistances.xml"
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- the POWER8 mesh: x=4 over the four P100s, two processes --------------------------- */
+
+#define CPUS0 "0-1,8-9,16-17,24-25"
+#define CPUS1 "80-81,88-89,96-97,104-105"
+#define P100(bus, node, cpus, id)                                                                  \
+    {                                                                                              \
+        .kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = (node), .pci = (bus),                    \
+        .vendor = "NVIDIA Corporation", .model = "Tesla P100-SXM2-16GB", .uuid = (id),             \
+        .cpuset = (cpus)                                                                           \
+    }
+
+static const struct meshgen_device_info power8_gpus[4] = {
+    P100("0002:01:00.0", 0, CPUS0, "GPU-77bf6b9a-6906-5a93-d28b-b77d2c23d1d2"),
+    P100("0003:01:00.0", 0, CPUS0, "GPU-00fc8f7f-8206-b5f8-1d34-e600a300e314"),
+    P100("000a:01:00.0", 1, CPUS1, "GPU-ea919830-8251-6a30-e379-daeb01448779"),
+    P100("000b:01:00.0", 1, CPUS1, "GPU-93f5db36-624e-1453-40ab-85cc675aa903"),
+};
+
+static const int32_t identity4[4] = {0, 1, 2, 3};
+
+/* Everything a one-host mesh needs, writable so a test can alter a copy. */
+struct one_host {
+    struct meshgen_device_info devices[4];
+    struct meshgen_host_template tp;
+    struct meshgen_host host;
+    struct meshgen_axis axis;
+    struct meshgen_process procs[2];
+    struct meshgen_mesh mesh;
+};
+
+/* A one-host mesh x=n over n devices in order. Process 0 holds device 0 and
+ * process 1 the others (for the POWER8 GPUs, 1..3 across both sockets). */
+static void one_host_init(struct one_host *s, const char *host, int kind,
+                          const struct meshgen_device_info *devices, int n)
+{
+    memset(s, 0, sizeof *s);
+    memcpy(s->devices, devices, (size_t)n * sizeof devices[0]);
+    s->tp.n_devices = n;
+    s->tp.devices = s->devices;
+    s->host.name = host;
+    s->host.slice = "";
+    s->host.n_devices = n;
+    s->axis.name = "x";
+    s->axis.size = s->axis.ici = n;
+    s->axis.dcn = 1;
+    s->axis.type = MESHGEN_AXIS_EXPLICIT;
+    s->procs[0].count = 1;
+    s->procs[1].first = 1;
+    s->procs[1].count = n - 1;
+    s->mesh.magic = MESHGEN_MAGIC;
+    s->mesh.abi = MESHGEN_ABI;
+    s->mesh.name = "placement";
+    s->mesh.generator_version = MESHGEN_VERSION_STRING;
+    s->mesh.digest = "sha256:0";
+    s->mesh.n_axes = 1;
+    s->mesh.axes = &s->axis;
+    s->mesh.device_kind = kind;
+    s->mesh.n_devices = n;
+    s->mesh.n_inventory_devices = n;
+    s->mesh.n_templates = 1;
+    s->mesh.templates = &s->tp;
+    s->mesh.n_hosts = 1;
+    s->mesh.hosts = &s->host;
+    s->mesh.n_granules = 1;
+    s->mesh.mesh_devices = identity4;
+    s->mesh.device_index = identity4;
+    s->mesh.process_mode = MESHGEN_PROCESSES_HOST;
+    s->mesh.n_processes = n > 1 ? 2 : 1;
+    s->mesh.processes = s->procs;
+    s->mesh.n_process_devices = n;
+    s->mesh.process_devices = identity4;
+    s->mesh.mpmd_axis = -1;
+    assert_int_equal(meshgen_mesh_check(&s->mesh), MESHGEN_OK);
+}
+
+static void power8_init(struct one_host *s)
+{
+    one_host_init(s, "drac-12.grenoble.grid5000.fr", MESHGEN_KIND_GPU, power8_gpus, 4);
+}
+
+/* ---- "this machine" through HWLOC_XMLFILE ------------------------------------------- */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    assert_true(n > 0);
+    rewind(f);
+    buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Where a copy of the XML is written; removed by verify_xml. */
+static char temp_path[64];
+
+static void write_temp(const char *text)
+{
+    int fd;
+    FILE *f;
+
+    strcpy(temp_path, "/tmp/meshgen-placement-XXXXXX");
+    fd = mkstemp(temp_path);
+    assert_true(fd >= 0);
+    f = fdopen(fd, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Runs meshgen_verify with HWLOC_XMLFILE pointing at xml. */
+static int verify_xml(const struct meshgen_mesh *mesh, int host, const char *xml, char *report,
+                      size_t cap)
+{
+    int rc;
+
+    assert_int_equal(setenv("HWLOC_XMLFILE", xml, 1), 0);
+    rc = meshgen_verify(mesh, host, report, cap);
+    assert_int_equal(unsetenv("HWLOC_XMLFILE"), 0);
+    return rc;
+}
+
+/* The start of the line holding needle, which must occur once in text. */
+static char *line_of(char *text, const char *needle)
+{
+    char *at = strstr(text, needle);
+
+    assert_non_null(at);
+    assert_null(strstr(at + 1, needle));
+    while (at > text && at[-1] != '\n')
+        at--;
+    return at;
+}
+
+/* The end (past the newline) of the XML element that starts on the line at
+ * `line`: the next line that closes it at the same indentation. */
+static char *element_end(char *line)
+{
+    size_t indent = strspn(line, " ");
+    char close[64];
+    char *end;
+
+    assert_true(indent + 11 < sizeof close);
+    close[0] = '\n';
+    memset(close + 1, ' ', indent);
+    strcpy(close + 1 + indent, "</object>\n");
+    end = strstr(line, close);
+    assert_non_null(end);
+    return end + strlen(close);
+}
+
+/* Replaces the first `from` after `after` (each once in its place) with `to`
+ * of the same length. */
+static void patch(char *text, const char *after, const char *from, const char *to)
+{
+    char *at = strstr(strstr(text, after), from);
+
+    assert_non_null(at);
+    assert_int_equal(strlen(from), strlen(to));
+    memcpy(at, to, strlen(to));
+}
+
+/* Verifies the POWER8 mesh against an edited copy of its XML and checks the
+ * report. */
+static void expect_mismatch(const char *xml, const char *report_text)
+{
+    struct one_host s;
+    char report[256];
+
+    power8_init(&s);
+    write_temp(xml);
+    assert_int_equal(verify_xml(&s.mesh, -1, temp_path, report, sizeof report),
+                     MESHGEN_ERR_MISMATCH);
+    assert_string_equal(report, report_text);
+    unlink(temp_path);
+}
+
+/* ---- meshgen_verify ------------------------------------------------------------------- */
+
+static void test_verify_match(void **state)
+{
+    struct one_host s;
+    char report[256];
+
+    (void)state;
+    power8_init(&s);
+    memset(report, 'x', sizeof report);
+    /* This machine is found by the XML's HostName, or given explicitly. */
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report), MESHGEN_OK);
+    assert_string_equal(report, "");
+    assert_int_equal(verify_xml(&s.mesh, 0, POWER8_XML, report, sizeof report), MESHGEN_OK);
+    /* A report is optional. */
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, NULL, 0), MESHGEN_OK);
+    /* Only the first dot-separated part of a name has to match. */
+    s.host.name = "drac-12";
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report), MESHGEN_OK);
+    /* A mesh of one host is this machine whatever its name. */
+    s.host.name = "elsewhere";
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report), MESHGEN_OK);
+}
+
+static void test_verify_cpu_kind(void **state)
+{
+    static const struct meshgen_device_info numa[2] = {
+        {.kind = MESHGEN_KIND_NUMA,
+         .os_index = 0,
+         .numa = 0,
+         .pci = "",
+         .vendor = "",
+         .model = "POWER8NVL, altivec supported",
+         .uuid = "",
+         .cpuset = CPUS0},
+        {.kind = MESHGEN_KIND_NUMA,
+         .os_index = 1,
+         .numa = 1,
+         .pci = "",
+         .vendor = "",
+         .model = "POWER8NVL, altivec supported",
+         .uuid = "",
+         .cpuset = CPUS1},
+    };
+    struct one_host s;
+    char report[256];
+
+    (void)state;
+    one_host_init(&s, "drac-12.grenoble.grid5000.fr", MESHGEN_KIND_NUMA, numa, 2);
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report), MESHGEN_OK);
+    s.devices[1].os_index = 4;
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_MISMATCH);
+    assert_string_equal(report, "device 1: OS index 4 expected, 1 found");
+    s.devices[1].os_index = 1;
+    s.devices[0].cpuset = "0-1";
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_MISMATCH);
+    assert_string_equal(report, "device 0: cpuset 0-1 expected, " CPUS0 " found");
+}
+
+static void test_verify_gpu_removed(void **state)
+{
+    char *xml = slurp(POWER8_XML);
+    char *start = line_of(xml, "bridge_pci=\"000b:[00-01]\"");
+
+    (void)state;
+    /* The last GPU's bridge, its PCI device and its three OS devices go. */
+    memmove(start, element_end(start), strlen(element_end(start)) + 1);
+    expect_mismatch(xml, "missing device: expected 4 gpu devices, found 3");
+    free(xml);
+}
+
+static void test_verify_extra_device(void **state)
+{
+    struct one_host s;
+    char report[256];
+
+    (void)state;
+    one_host_init(&s, "drac-12.grenoble.grid5000.fr", MESHGEN_KIND_GPU, power8_gpus, 3);
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_MISMATCH);
+    assert_string_equal(report, "extra device: expected 3 gpu devices, found 4");
+}
+
+static void test_verify_model_changed(void **state)
+{
+    char *xml = slurp(POWER8_XML);
+
+    (void)state;
+    /* NVML is the preferred backend, so its model is the one kept. */
+    patch(xml, "name=\"nvml1\"", "Tesla P100-SXM2-16GB", "Tesla V100-SXM2-16GB");
+    expect_mismatch(xml, "device 1: model 'Tesla P100-SXM2-16GB' expected, "
+                         "'Tesla V100-SXM2-16GB' found");
+    free(xml);
+}
+
+static void test_verify_pci_changed(void **state)
+{
+    char *xml = slurp(POWER8_XML);
+
+    (void)state;
+    patch(xml, "type=\"PCIDev\"", "pci_busid=\"000a:01:00.0\"", "pci_busid=\"000a:01:00.1\"");
+    expect_mismatch(xml, "device 2: PCI bus id 000a:01:00.0 expected, 000a:01:00.1 found");
+    free(xml);
+}
+
+static void test_verify_numa_changed(void **state)
+{
+    char *xml = slurp(POWER8_XML);
+    char *moved, *block, *block_end, *target, *out;
+    size_t n_before, n_block, n_between;
+
+    (void)state;
+    /* GPU 0's bridge moves from package 0 to package 1, just before the
+     * bridge of GPU 2: same PCI bus id, but now NUMA node 1. */
+    block = line_of(xml, "bridge_pci=\"0002:[00-01]\"");
+    block_end = element_end(block);
+    target = line_of(xml, "bridge_pci=\"000a:[00-01]\"");
+    assert_true(target > block_end);
+    n_before = (size_t)(block - xml);
+    n_block = (size_t)(block_end - block);
+    n_between = (size_t)(target - block_end);
+    out = malloc(strlen(xml) + 1);
+    assert_non_null(out);
+    moved = out;
+    memcpy(moved, xml, n_before);
+    moved += n_before;
+    memcpy(moved, block_end, n_between);
+    moved += n_between;
+    memcpy(moved, block, n_block);
+    moved += n_block;
+    strcpy(moved, target);
+    expect_mismatch(out, "device 0: NUMA node 0 expected, 1 found");
+    free(out);
+    free(xml);
+}
+
+static void test_verify_uuid_and_report_cap(void **state)
+{
+    struct one_host s;
+    char report[16];
+
+    (void)state;
+    power8_init(&s);
+    s.devices[3].uuid = "";
+    memset(report, 'x', sizeof report);
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_MISMATCH);
+    /* Cut to the buffer, always terminated. */
+    assert_string_equal(report, "device 3: UUID ");
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, NULL, 0), MESHGEN_ERR_MISMATCH);
+}
+
+static void test_verify_errors(void **state)
+{
+    static const int32_t index8[8] = {0, 1, 2, 3, -1, -1, -1, -1};
+    struct meshgen_host hosts[2];
+    struct one_host s;
+    char report[256];
+
+    (void)state;
+    power8_init(&s);
+    assert_int_equal(meshgen_verify(NULL, 0, report, sizeof report), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_verify(&s.mesh, 0, NULL, 8), MESHGEN_ERR_NULL);
+    assert_int_equal(verify_xml(&s.mesh, 1, POWER8_XML, report, sizeof report), MESHGEN_ERR_RANGE);
+    s.mesh.magic = 0;
+    assert_int_equal(verify_xml(&s.mesh, 0, POWER8_XML, report, sizeof report), MESHGEN_ERR_MAGIC);
+
+    /* Two hosts, neither of them this machine: host 0 is no longer assumed. */
+    power8_init(&s);
+    hosts[0] = s.host;
+    hosts[0].name = "gpu001";
+    hosts[1] = hosts[0];
+    hosts[1].name = "gpu002";
+    hosts[1].first_device = 4;
+    hosts[1].granule = 1;
+    s.mesh.n_hosts = 2;
+    s.mesh.hosts = hosts;
+    s.mesh.n_inventory_devices = 8;
+    s.mesh.device_index = index8;
+    s.mesh.n_granules = 2;
+    assert_int_equal(meshgen_mesh_check(&s.mesh), MESHGEN_OK);
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_NO_HOST);
+    assert_string_equal(report, "no host of the mesh is named "
+                                "'drac-12.grenoble.grid5000.fr' (it has 2 hosts)");
+    /* Named, the second host is found, and its devices are numbered as such. */
+    hosts[1].name = "drac-12.grenoble.grid5000.fr";
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report), MESHGEN_OK);
+    s.devices[2].numa = 0;
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_MISMATCH);
+    assert_string_equal(report, "host drac-12.grenoble.grid5000.fr, device 6 (local 2): "
+                                "NUMA node 0 expected, 1 found");
+    /* Two hosts with the same short name cannot be told apart. */
+    hosts[0].name = "drac-12.a";
+    hosts[1].name = "drac-12.b";
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_NO_HOST);
+    assert_string_equal(report,
+                        "'drac-12.grenoble.grid5000.fr' could be host drac-12.a or host drac-12.b");
+}
+
+/* ---- meshgen_bind (live) ----------------------------------------------------------------- */
+
+#define CORE(cpus)                                                                                 \
+    {                                                                                              \
+        .kind = MESHGEN_KIND_CORE, .os_index = 0, .numa = 0, .pci = "", .vendor = "", .model = "", \
+        .uuid = "", .cpuset = (cpus)                                                               \
+    }
+
+static void test_bind_live(void **state)
+{
+    static const struct meshgen_device_info cores[4] = {
+        CORE("0"),
+        CORE("9999"),
+        CORE("0-1x"),
+        CORE(""),
+    };
+    hwloc_topology_t topo;
+    hwloc_bitmap_t before, after;
+    struct one_host s;
+
+    (void)state;
+    one_host_init(&s, "any", MESHGEN_KIND_CORE, cores, 4);
+    assert_int_equal(unsetenv("HWLOC_XMLFILE"), 0);
+    assert_int_equal(unsetenv("HWLOC_THISSYSTEM"), 0);
+    assert_int_equal(hwloc_topology_init(&topo), 0);
+    assert_int_equal(hwloc_topology_load(topo), 0);
+    before = hwloc_bitmap_alloc();
+    after = hwloc_bitmap_alloc();
+    assert_int_equal(hwloc_get_cpubind(topo, before, HWLOC_CPUBIND_THREAD), 0);
+
+    assert_int_equal(meshgen_bind(&s.mesh, 0), MESHGEN_OK);
+    assert_int_equal(hwloc_get_cpubind(topo, after, HWLOC_CPUBIND_THREAD), 0);
+    assert_int_equal(hwloc_bitmap_weight(after), 1);
+    assert_true(hwloc_bitmap_isset(after, 0));
+
+    /* A CPU this machine does not have is refused and nothing changes. */
+    assert_int_equal(meshgen_bind(&s.mesh, 1), MESHGEN_ERR_NO_CPU);
+    assert_int_equal(meshgen_bind(&s.mesh, 2), MESHGEN_ERR_CORRUPT);
+    assert_int_equal(meshgen_bind(&s.mesh, 3), MESHGEN_ERR_NO_CPU);
+    assert_int_equal(hwloc_get_cpubind(topo, after, HWLOC_CPUBIND_THREAD), 0);
+    assert_int_equal(hwloc_bitmap_weight(after), 1);
+    assert_true(hwloc_bitmap_isset(after, 0));
+
+    assert_int_equal(meshgen_bind(&s.mesh, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_bind(&s.mesh, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_bind(NULL, 0), MESHGEN_ERR_NULL);
+
+    /* An XML machine without HWLOC_THISSYSTEM=1 cannot be bound to. */
+    assert_int_equal(setenv("HWLOC_XMLFILE", POWER8_XML, 1), 0);
+    assert_int_equal(meshgen_bind(&s.mesh, 0), MESHGEN_ERR_UNSUPPORTED);
+    assert_int_equal(unsetenv("HWLOC_XMLFILE"), 0);
+
+    /* Leave the thread as it was, for the tests after this one. */
+    assert_int_equal(hwloc_set_cpubind(topo, before, HWLOC_CPUBIND_THREAD), 0);
+    hwloc_bitmap_free(before);
+    hwloc_bitmap_free(after);
+    hwloc_topology_destroy(topo);
+}
+
+/* ---- meshgen_placement_env ------------------------------------------------------------- */
+
+/* The value as a string, asserting that sizing and writing agree. */
+static const char *env(const struct meshgen_mesh *mesh, int process, int var)
+{
+    static char buf[512];
+    int n = meshgen_placement_env(mesh, process, var, NULL, 0);
+
+    assert_true(n >= 0);
+    assert_int_equal(meshgen_placement_env(mesh, process, var, buf, sizeof buf), n);
+    assert_int_equal(strlen(buf), (size_t)n);
+    return buf;
+}
+
+static void test_env_names(void **state)
+{
+    (void)state;
+    assert_string_equal(meshgen_env_name(MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "CUDA_VISIBLE_DEVICES");
+    assert_string_equal(meshgen_env_name(MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "ROCR_VISIBLE_DEVICES");
+    assert_string_equal(meshgen_env_name(MESHGEN_ENV_OMP_PLACES), "OMP_PLACES");
+    assert_null(meshgen_env_name(-1));
+    assert_null(meshgen_env_name(3));
+}
+
+static void test_env_cuda_uuid_and_index(void **state)
+{
+    struct one_host s;
+
+    (void)state;
+    power8_init(&s);
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES),
+                        "GPU-77bf6b9a-6906-5a93-d28b-b77d2c23d1d2");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES),
+                        "GPU-00fc8f7f-8206-b5f8-1d34-e600a300e314,"
+                        "GPU-ea919830-8251-6a30-e379-daeb01448779,"
+                        "GPU-93f5db36-624e-1453-40ab-85cc675aa903");
+    /* NVIDIA UUIDs mean nothing to ROCm: indices in PCI bus order. */
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "0");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "1,2,3");
+    /* One GPU without a UUID: the whole list falls back to indices. */
+    s.devices[2].uuid = "";
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "1,2,3");
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES),
+                        "GPU-77bf6b9a-6906-5a93-d28b-b77d2c23d1d2");
+    s.devices[0].uuid = "MIG-0c1dd3e2-0a45-5b1d-8a2d-4e8f6e8d1a11";
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES),
+                        "MIG-0c1dd3e2-0a45-5b1d-8a2d-4e8f6e8d1a11");
+}
+
+static void test_env_rocr_uuid(void **state)
+{
+    /* As hwloc's RSMI backend writes AMDUUID (eas-tioga.xml): hex, and
+     * without leading zeros for the second one. */
+    static const struct meshgen_device_info mi250x[2] = {
+        {.kind = MESHGEN_KIND_GPU,
+         .os_index = -1,
+         .numa = 3,
+         .pci = "0000:c1:00.0",
+         .vendor = "AMD",
+         .model = "MI250X",
+         .uuid = "4a7c19da329a2b8c",
+         .cpuset = "48-55,112-119"},
+        {.kind = MESHGEN_KIND_GPU,
+         .os_index = -1,
+         .numa = 3,
+         .pci = "0000:c6:00.0",
+         .vendor = "AMD",
+         .model = "MI250X",
+         .uuid = "2293c2b81539dc",
+         .cpuset = "56-63,120-127"},
+    };
+    struct one_host s;
+
+    (void)state;
+    one_host_init(&s, "tioga29", MESHGEN_KIND_GPU, mi250x, 2);
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "GPU-4a7c19da329a2b8c");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "GPU-002293c2b81539dc");
+    /* CUDA does not take AMD ids. */
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "1");
+    /* Not hex, too long, or all zero (which ROCR never matches): indices. */
+    s.devices[1].uuid = "2293c2b81539dz";
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "1");
+    s.devices[1].uuid = "12293c2b81539dc00";
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "1");
+    s.devices[1].uuid = "0";
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "1");
+}
+
+static void test_env_omp_places(void **state)
+{
+    static const struct meshgen_device_info cores[4] = {
+        CORE("0"),
+        CORE("1-3,5"),
+        CORE("1-3,5"),
+        CORE("7"),
+    };
+    struct one_host s;
+
+    (void)state;
+    power8_init(&s);
+    /* One place per distinct cpuset, ranges as OpenMP intervals. */
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_OMP_PLACES), "{0:2,8:2,16:2,24:2}");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_OMP_PLACES),
+                        "{0:2,8:2,16:2,24:2},{80:2,88:2,96:2,104:2}");
+
+    one_host_init(&s, "any", MESHGEN_KIND_CORE, cores, 4);
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_OMP_PLACES), "{0}");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_OMP_PLACES), "{1:3,5},{7}");
+    /* Visible devices are for GPU meshes only. */
+    assert_int_equal(meshgen_placement_env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES, NULL, 0),
+                     MESHGEN_ERR_NOT_GPU);
+    assert_int_equal(meshgen_placement_env(&s.mesh, 0, MESHGEN_ENV_ROCR_VISIBLE_DEVICES, NULL, 0),
+                     MESHGEN_ERR_NOT_GPU);
+    /* Cpusets the tables should never hold. */
+    s.devices[3].cpuset = "";
+    assert_int_equal(meshgen_placement_env(&s.mesh, 1, MESHGEN_ENV_OMP_PLACES, NULL, 0),
+                     MESHGEN_ERR_NO_CPU);
+    {
+        static const char *const broken[] = {"7,", ",7", "7,,8",  "3-1",         "7-",        "-7",
+                                             "a",  "7 ", "1-2-3", "99999999999", "2147483648"};
+        int i;
+
+        for (i = 0; i < COUNT(broken); i++) {
+            s.devices[3].cpuset = broken[i];
+            assert_int_equal(meshgen_placement_env(&s.mesh, 1, MESHGEN_ENV_OMP_PLACES, NULL, 0),
+                             MESHGEN_ERR_CORRUPT);
+        }
+    }
+}
+
+static void test_env_no_space_and_errors(void **state)
+{
+    struct one_host s;
+    char buf[64];
+    int n;
+
+    (void)state;
+    power8_init(&s);
+    n = meshgen_placement_env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES, NULL, 0);
+    assert_int_equal(n, 40);
+    /* Too small by one (no room for the NUL): only a NUL is written. */
+    memset(buf, 'x', sizeof buf);
+    assert_int_equal(
+        meshgen_placement_env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES, buf, (size_t)n),
+        MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(buf[0], '\0');
+    assert_int_equal(buf[1], 'x');
+    assert_int_equal(buf[n], 'x');
+    assert_int_equal(
+        meshgen_placement_env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES, buf, (size_t)n + 1), n);
+    assert_int_equal(meshgen_placement_env(&s.mesh, 0, MESHGEN_ENV_OMP_PLACES, buf, 1),
+                     MESHGEN_ERR_NO_SPACE);
+    assert_string_equal(buf, "");
+
+    assert_int_equal(meshgen_placement_env(&s.mesh, 0, MESHGEN_ENV_OMP_PLACES, NULL, 4),
+                     MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_placement_env(&s.mesh, 2, MESHGEN_ENV_OMP_PLACES, buf, sizeof buf),
+                     MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_placement_env(&s.mesh, -1, MESHGEN_ENV_OMP_PLACES, buf, sizeof buf),
+                     MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_placement_env(&s.mesh, 0, 3, buf, sizeof buf), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_placement_env(NULL, 0, 0, buf, sizeof buf), MESHGEN_ERR_NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verify_match),
+        cmocka_unit_test(test_verify_cpu_kind),
+        cmocka_unit_test(test_verify_gpu_removed),
+        cmocka_unit_test(test_verify_extra_device),
+        cmocka_unit_test(test_verify_model_changed),
+        cmocka_unit_test(test_verify_pci_changed),
+        cmocka_unit_test(test_verify_numa_changed),
+        cmocka_unit_test(test_verify_uuid_and_report_cap),
+        cmocka_unit_test(test_verify_errors),
+        cmocka_unit_test(test_bind_live),
+        cmocka_unit_test(test_env_names),
+        cmocka_unit_test(test_env_cuda_uuid_and_index),
+        cmocka_unit_test(test_env_rocr_uuid),
+        cmocka_unit_test(test_env_omp_places),
+        cmocka_unit_test(test_env_no_space_and_errors),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
