@@ -36,7 +36,8 @@ struct mg_run {
     const char *inv_label;  /* as written */
     struct mg_inventory *inv;
     struct mg_plan *plan;
-    int io_error; /* the spec itself could not be read */
+    int io_error;     /* the spec itself could not be read */
+    int is_inventory; /* the file is an inventory, not a mesh spec */
 };
 
 static int mg_is_absolute(const char *p)
@@ -88,7 +89,20 @@ static const char *mg_inventory_source(struct mg_run *r, struct mg_mark *at, con
     return "live";
 }
 
-/* Loads and plans. Returns 1 when a plan was built. */
+/* A document whose top-level mapping has the key `meshgen-inventory`. */
+static int mg_is_inventory_file(const struct mg_node *root)
+{
+    size_t i;
+    if (root->kind != MG_NODE_MAP)
+        return 0;
+    for (i = 0; i < root->n; i++)
+        if (strcmp(root->keys[i]->value, "meshgen-inventory") == 0)
+            return 1;
+    return 0;
+}
+
+/* Loads and plans. Returns 1 when a plan was built (or, for an inventory
+ * file, when it loaded cleanly). */
 static int mg_load(struct mg_run *r, const struct mg_opts *o, const char *file)
 {
     struct mg_mark at = {0, 0, 0};
@@ -113,6 +127,13 @@ static int mg_load(struct mg_run *r, const struct mg_opts *o, const char *file)
             return 0;
         }
         root = mg_yaml_parse(&r->arena, &r->diags, file, buf, len);
+        if (root && mg_is_inventory_file(root)) {
+            /* An inventory file: validate checks it as one (CI validates
+             * inventories and meshes alike); nothing else plans from it. */
+            r->is_inventory = 1;
+            r->inv = mg_inventory_file_load(&r->arena, &r->diags, file, at);
+            return r->inv != NULL && r->diags.n_errors == 0;
+        }
         if (root)
             r->spec = mg_spec_from_node(&r->arena, &r->diags, file, root);
     }
@@ -135,6 +156,21 @@ static int mg_load(struct mg_run *r, const struct mg_opts *o, const char *file)
         return 0;
     r->plan = mg_plan_build(&r->arena, &r->diags, r->spec, r->inv);
     return r->plan != NULL;
+}
+
+/* mg_load for the commands that need a mesh: an inventory file is refused
+ * with a word on how to use it. */
+static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, const char *file)
+{
+    int ok = mg_load(r, o, file);
+    if (r->is_inventory) {
+        struct mg_mark at = {file, 0, 0};
+        mg_error(&r->diags, "not-a-mesh", at,
+                 "this is an inventory file, not a mesh spec; name it in a spec's 'inventory:' "
+                 "or pass it with --inventory");
+        return 0;
+    }
+    return ok;
 }
 
 static int mg_finish(struct mg_run *r, int ok)
@@ -164,7 +200,7 @@ int mg_cmd_validate(const struct mg_opts *o, int n_files, char *const *files)
 int mg_cmd_resolve(const struct mg_opts *o, const char *file)
 {
     struct mg_run r;
-    int ok = mg_load(&r, o, file);
+    int ok = mg_load_mesh(&r, o, file);
     if (ok) {
         struct mg_buf b;
         mg_buf_init(&b);
@@ -322,7 +358,7 @@ int mg_cmd_generate(const struct mg_opts *o, const char *file)
     int ok, i, failed = 0;
     struct stat st;
 
-    ok = mg_load(&r, o, file);
+    ok = mg_load_mesh(&r, o, file);
     if (!ok)
         return mg_finish(&r, ok);
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -442,7 +478,7 @@ static int mg_write_svg(struct mg_run *r, const char *path, int rows, int cols)
 int mg_cmd_show(const struct mg_opts *o, const char *file)
 {
     struct mg_run r;
-    int ok = mg_load(&r, o, file);
+    int ok = mg_load_mesh(&r, o, file);
     const struct mg_plan *p;
     int cols, rows, i, j, width = 1, color;
     struct mg_buf b;

@@ -17,7 +17,7 @@ static const char mg_usage_main[] =
     "device inventory and emits C tables for the meshgen runtime.\n"
     "\n"
     "commands:\n"
-    "  validate FILE...     check mesh specs; print errors as file:line:col\n"
+    "  validate FILE...     check mesh specs and inventories; errors as file:line:col\n"
     "  generate FILE -o DIR write DIR/<name>_mesh.h and DIR/<name>_mesh.c\n"
     "  resolve FILE         print the resolved mesh as JSON\n"
     "  show FILE            draw the mesh as a grid of device ids\n"
@@ -51,7 +51,8 @@ struct mg_command {
 
 static const struct mg_command mg_commands[] = {
     {"validate", "meshgen validate [options] FILE...",
-     "Checks each mesh spec against its inventory and reports every error as\n"
+     "Checks each mesh spec against its inventory, and each inventory file\n"
+     "(a file with 'meshgen-inventory:') on its own, and reports every error as\n"
      "FILE:LINE:COL: error: MESSAGE [check-name]. Writes nothing.\n",
      ""},
     {"generate", "meshgen generate [options] FILE -o DIR",
