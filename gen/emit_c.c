@@ -167,22 +167,6 @@ void mg_emit_header(struct mg_buf *b, const struct mg_plan *p, const struct mg_i
 }
 
 /* An int table, sixteen to a line. */
-/* Appends a decimal int. Tables of a large cluster hold millions of
- * numbers, and printf per number was most of the time spent emitting. */
-static void mg_buf_int(struct mg_buf *b, int v)
-{
-    char tmp[12], *p = tmp + sizeof tmp;
-    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    mg_buf_put(b, p, (size_t)(tmp + sizeof tmp - p));
-}
-
-/* An int table, sixteen to a line. */
 static void mg_int_table(struct mg_buf *b, const char *name, const char *sym, const int *v, int n)
 {
     int i, j;

@@ -68,6 +68,9 @@ void mg_buf_printf(struct mg_buf *b, const char *fmt, ...) MG_PRINTF(2, 3);
 void mg_println(struct mg_buf *b, const char *fmt, ...) MG_PRINTF(2, 3);
 /* An empty line. */
 void mg_blank(struct mg_buf *b);
+/* A decimal int, without printf: tables of a large cluster and closeness
+ * matrices of big machines hold millions of numbers. */
+void mg_buf_int(struct mg_buf *b, int v);
 /* s as the body of a C string literal: quotes, backslashes, control and
  * non-ASCII bytes escaped, so no input can end the literal or a comment. */
 void mg_buf_c_string(struct mg_buf *b, const char *s);

@@ -201,6 +201,19 @@ void mg_println(struct mg_buf *b, const char *fmt, ...)
     mg_buf_put(b, "\n", 1);
 }
 
+void mg_buf_int(struct mg_buf *b, int v)
+{
+    char tmp[12], *p = tmp + sizeof tmp;
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    mg_buf_put(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
 void mg_blank(struct mg_buf *b)
 {
     mg_buf_put(b, "\n", 1);
