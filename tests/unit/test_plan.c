@@ -428,6 +428,57 @@ static void test_locality_uniform_is_inventory(void **state)
     assert_true(p->score == p->score_inventory);
 }
 
+#ifndef MESHGEN_TEST_DATA
+#define MESHGEN_TEST_DATA "tests/data"
+#endif
+
+/* On the real shared topologies (DGX-2 with NVSwitch, POWER8 with direct
+ * NVLink pairs, the MI250X node with XGMI, and the 2-socket test machine
+ * whose PCI order alternates sockets) the locality order never scores
+ * below inventory order, for every shape tried; it differs from inventory
+ * order only when it scores strictly higher. */
+static void test_locality_on_shared_topologies(void **state)
+{
+    static const char *const files[] = {"hwloc/nvidiaDGX2.xml", "hwloc/power8gpudistances.xml",
+                                        "hwloc/eas-tioga.xml", "topo/alternating-sockets.xml"};
+    static const int64_t shapes[][3] = {{2, 2, -1}, {-1, 2, 2}, {2, -1, 4}, {-1, 1, 4},
+                                        {-1, 4, 1}, {4, 2, -1}};
+    struct fixture *f = *state;
+    const char *const names[] = {"a", "b", "c"};
+    size_t i, k;
+    int improved = 0;
+
+    for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+        struct mg_mark at = {"test", 1, 1};
+        const char *path = mg_printf(&f->arena, "%s/%s", MESHGEN_TEST_DATA, files[i]);
+        struct mg_inventory *inv = mg_inventory_load(&f->arena, &f->diags, path, at);
+        assert_non_null(inv);
+        for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            struct mg_plan *loc, *ord;
+            int j, same = 1;
+            axes(f, 3, names, shapes[k], NULL);
+            f->spec.order = MG_ORDER_LOCALITY;
+            loc = mg_plan_build(&f->arena, &f->diags, &f->spec, inv);
+            f->spec.order = MG_ORDER_INVENTORY;
+            ord = mg_plan_build(&f->arena, &f->diags, &f->spec, inv);
+            if (!loc || !ord) { /* a shape this machine cannot hold */
+                mg_diags_init(&f->diags, &f->arena);
+                continue;
+            }
+            assert_true(loc->score >= ord->score);
+            assert_true(loc->score_inventory == ord->score);
+            for (j = 0; j < loc->n_mesh; j++)
+                same &= loc->mesh[j] == ord->mesh[j];
+            if (!same) {
+                assert_true(loc->score > ord->score);
+                improved++;
+            }
+        }
+    }
+    /* The alternating machine is where locality must win. */
+    assert_true(improved > 0);
+}
+
 /* The digest changes with the inputs and only with them. */
 static void test_digest(void **state)
 {
@@ -469,6 +520,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_processes_per_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_keeps_tp_in_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_uniform_is_inventory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_locality_on_shared_topologies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_digest, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
