@@ -3,7 +3,8 @@
 #   make demo   install missing packages, build, discover this machine, generate
 #               a mesh for it and run the example that prints its placement
 #   make test   the same set-up, then the whole test suite through ctest, then the
-#               suite again built with AddressSanitizer and UBSan (build-asan/)
+#               suite again built with AddressSanitizer and UBSan (build-asan/), then
+#               a short run of each fuzz target (build-fuzz/)
 #   make bench  benchmarks, printed as ratios against a baseline of the same run
 #   make fuzz   each libFuzzer target for FUZZ_SECONDS (fuzz/README.md); make
 #               fuzz-smoke runs only their short ctest runs
@@ -35,6 +36,7 @@ demo: build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	$(MAKE) test-sanitize
+	$(MAKE) fuzz-smoke
 
 # The whole suite under ASan + UBSan (the examples discover this machine live,
 # where hwloc's PCI plugin leaks; they are covered by the normal build).
