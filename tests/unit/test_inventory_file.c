@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "inventory.h"
+#include "test_diag.h"
 
 #ifndef MESHGEN_TEST_DATA
 #define MESHGEN_TEST_DATA "tests/data"
@@ -65,11 +66,6 @@ static int fx_teardown(void **state)
     return 0;
 }
 
-static void dump(const struct mg_diags *d)
-{
-    mg_diags_print(d, stderr, MG_FORMAT_TEXT);
-}
-
 static struct mg_inventory *load(struct fx *f, const char *path)
 {
     struct mg_mark at = {"--inventory", 0, 0};
@@ -91,41 +87,6 @@ static struct mg_inventory *load_text(struct fx *f, const char *text)
     assert_int_equal(fputs(text, fp) >= 0, 1);
     assert_int_equal(fclose(fp), 0);
     return load(f, f->path);
-}
-
-static void expect_clean_at(const struct mg_diags *d, const char *file, int line)
-{
-    if (d->n_errors != 0) {
-        dump(d);
-        fail_msg("%s:%d: expected no errors, got %d", file, line, d->n_errors);
-    }
-}
-#define expect_clean(d) expect_clean_at((d), __FILE__, __LINE__)
-
-/* The diagnostic with this check name at line:col, or a failure that lists
- * what was reported instead. */
-static const struct mg_diag *expect_diag_at(const struct mg_diags *d, const char *check, int line,
-                                            int col, const char *file, int tline)
-{
-    int i;
-    for (i = 0; i < d->n; i++) {
-        const struct mg_diag *g = &d->items[i];
-        if (strcmp(g->check, check) == 0 && g->at.line == line && g->at.col == col)
-            return g;
-    }
-    dump(d);
-    fail_msg("%s:%d: no [%s] diagnostic at %d:%d", file, tline, check, line, col);
-    return NULL;
-}
-#define expect_diag(d, check, line, col)                                                           \
-    expect_diag_at((d), (check), (line), (col), __FILE__, __LINE__)
-
-static int count_check(const struct mg_diags *d, const char *check)
-{
-    int i, n = 0;
-    for (i = 0; i < d->n; i++)
-        n += strcmp(d->items[i].check, check) == 0;
-    return n;
 }
 
 static void expect_message(const struct mg_diag *g, const char *part)
