@@ -56,16 +56,29 @@ int64_t mg_order_score(const struct mg_ctx *c, const struct mg_plan *p, const in
 void mg_locality_order(const struct mg_ctx *c, const struct mg_plan *p, const int *devs, int n,
                        int *order)
 {
-    /* items[i] holds a run of positions into devs; runs grow per level. */
-    int *seq = mg_alloc_array(c->arena, (size_t)n, sizeof(int));
-    int *next = mg_alloc_array(c->arena, (size_t)n, sizeof(int));
-    int64_t *m = mg_alloc_array(c->arena, (size_t)n * (size_t)n, sizeof(int64_t));
-    unsigned char *used = mg_alloc(c->arena, (size_t)n);
-    int *tmp = mg_alloc_array(c->arena, (size_t)n, sizeof(int));
+    /* seq holds positions into devs; at each level it is read as items of
+     * `item` consecutive positions, and items are grouped `len` at a time. */
+    int *seq, *next, *tmp;
+    int64_t *m, *im, *gain;
+    unsigned char *used;
     int item = 1; /* devices per item at this level */
     int i, j, k, uniform = 1;
     int64_t first = -1;
 
+    for (i = 0; i < n; i++)
+        order[i] = i;
+    /* The matrices are n x n: past this, keep inventory order (a slice of
+     * hundreds of hosts is one granule, and its devices already come host
+     * by host). */
+    if (n > MG_LOCALITY_MAX)
+        return;
+    seq = mg_alloc_array(c->arena, (size_t)n, sizeof(int));
+    next = mg_alloc_array(c->arena, (size_t)n, sizeof(int));
+    tmp = mg_alloc_array(c->arena, (size_t)n, sizeof(int));
+    m = mg_alloc_array(c->arena, (size_t)n * (size_t)n, sizeof(int64_t));
+    im = mg_alloc_array(c->arena, (size_t)n * (size_t)n, sizeof(int64_t));
+    gain = mg_alloc_array(c->arena, (size_t)n, sizeof(int64_t));
+    used = mg_alloc(c->arena, (size_t)n);
     for (i = 0; i < n; i++) {
         seq[i] = i;
         for (j = 0; j < n; j++) {
@@ -79,59 +92,56 @@ void mg_locality_order(const struct mg_ctx *c, const struct mg_plan *p, const in
                 uniform = 0;
         }
     }
-    if (!uniform) {
-        for (k = p->n_axes - 1; k >= 0; k--) {
-            int len = (int)p->ici[k], n_items = n / item, out = 0;
-            if (len <= 1)
-                continue;
-            memset(used, 0, (size_t)n_items);
-            /* Group items of `item` devices into groups of `len` items. */
-            while (out < n_items) {
-                int count, seed = 0;
-                for (i = 0; i < n_items; i++)
-                    if (!used[i]) {
-                        seed = i;
-                        break;
-                    }
-                used[seed] = 1;
-                tmp[out++] = seed;
-                count = 1;
-                while (count < len) {
-                    int best = -1;
-                    int64_t best_sum = -1;
-                    for (i = 0; i < n_items; i++) {
-                        int64_t sum = 0;
-                        int q, a, b;
-                        if (used[i])
-                            continue;
-                        for (q = out - count; q < out; q++)
-                            for (a = 0; a < item; a++)
-                                for (b = 0; b < item; b++)
-                                    sum += m[(size_t)seq[i * item + a] * (size_t)n +
-                                             (size_t)seq[tmp[q] * item + b]];
-                        if (sum > best_sum) {
-                            best_sum = sum;
-                            best = i;
-                        }
-                    }
-                    used[best] = 1;
-                    tmp[out++] = best;
-                    count++;
-                }
+    if (uniform)
+        return;
+    for (k = p->n_axes - 1; k >= 0; k--) {
+        int len = (int)p->ici[k], n_items = n / item, out = 0, a, b;
+        if (len <= 1)
+            continue;
+        /* Closeness between items: the sum over their devices' pairs. */
+        for (i = 0; i < n_items; i++)
+            for (j = 0; j < n_items; j++) {
+                int64_t sum = 0;
+                for (a = 0; a < item; a++)
+                    for (b = 0; b < item; b++)
+                        sum += m[(size_t)seq[i * item + a] * (size_t)n +
+                                 (size_t)seq[j * item + b]];
+                im[(size_t)i * (size_t)n_items + (size_t)j] = sum;
             }
+        memset(used, 0, (size_t)n_items);
+        /* Greedy groups: seed with the first free item, then add the free
+         * item closest to the group so far (ties: the first), keeping each
+         * item's closeness to the group as a running sum. */
+        while (out < n_items) {
+            int count, seed = 0;
             for (i = 0; i < n_items; i++)
-                memcpy(next + i * item, seq + tmp[i] * item, (size_t)item * sizeof(int));
-            memcpy(seq, next, (size_t)n * sizeof(int));
-            item *= len;
+                if (!used[i]) {
+                    seed = i;
+                    break;
+                }
+            used[seed] = 1;
+            tmp[out++] = seed;
+            for (i = 0; i < n_items; i++)
+                gain[i] = im[(size_t)i * (size_t)n_items + (size_t)seed];
+            for (count = 1; count < len; count++) {
+                int best = -1;
+                for (i = 0; i < n_items; i++)
+                    if (!used[i] && (best < 0 || gain[i] > gain[best]))
+                        best = i;
+                used[best] = 1;
+                tmp[out++] = best;
+                for (i = 0; i < n_items; i++)
+                    gain[i] += im[(size_t)i * (size_t)n_items + (size_t)best];
+            }
         }
+        for (i = 0; i < n_items; i++)
+            memcpy(next + i * item, seq + tmp[i] * item, (size_t)item * sizeof(int));
+        memcpy(seq, next, (size_t)n * sizeof(int));
+        item *= len;
     }
     /* Keep inventory order unless the locality order is strictly better. */
     for (i = 0; i < n; i++)
         tmp[i] = devs[seq[i]];
-    {
-        int64_t s_loc = mg_order_score(c, p, tmp, n);
-        int64_t s_inv = mg_order_score(c, p, devs, n);
-        for (i = 0; i < n; i++)
-            order[i] = s_loc > s_inv ? seq[i] : i;
-    }
+    if (mg_order_score(c, p, tmp, n) > mg_order_score(c, p, devs, n))
+        memcpy(order, seq, (size_t)n * sizeof(int));
 }

@@ -14,6 +14,10 @@
  * axis's position (innermost heaviest). Higher is better. */
 int64_t mg_order_score(const struct mg_ctx *c, const struct mg_plan *p, const int *devs, int n);
 
+/* Granules of more devices than this keep inventory order: the locality
+ * order needs n x n matrices. */
+#define MG_LOCALITY_MAX 4096
+
 /* A permutation order[0..n-1] of devs (devs[order[i]] sits at local index
  * i) that gives the innermost ICI axes the closest devices. Never scores
  * below inventory order; with uniform closeness it is inventory order. */
