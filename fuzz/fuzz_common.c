@@ -1,7 +1,7 @@
 /*
- * The fixed inventory, the emitters and the compile check shared by the
- * fuzz targets (see fuzz_common.h). It builds its model in C, as the unit
- * tests do, and knows no input format.
+ * The fixed inventories, the plan check, the emitters and the compile check
+ * shared by the fuzz targets (see fuzz_common.h). It builds its models in
+ * C, as the unit tests do, and knows no input format.
  */
 #include "fuzz_common.h"
 
@@ -19,12 +19,24 @@ extern char **environ;
 
 #define MG_FUZZ_HOSTS 4
 
-/* Names as a hostile inventory could spell them: each breaks C or JSON text
- * that does not escape it (in C, a trigraph can end a literal). */
-static const char *const mg_fuzz_host_names[MG_FUZZ_HOSTS] = {
-    "node-0", "node\"1\\", "node*/2?\?/", "n\303\266de-3\t"};
-static const char *const mg_fuzz_slices[MG_FUZZ_HOSTS] = {"rack?\?=A */", "rack?\?=A */",
-                                                          "rack\\B\n\x01", "rack\\B\n\x01"};
+struct mg_fuzz_host {
+    const char *name, *slice;
+    int topology;
+};
+
+static const struct mg_fuzz_host mg_fuzz_hosts[2][MG_FUZZ_HOSTS] = {
+    /* One topology. Names as a hostile inventory could spell them, each
+     * breaking C or JSON text that does not escape it (in C, a trigraph can
+     * end a literal), with numbers where natural and byte order disagree;
+     * hosts without a slice are granules of their own. */
+    {{"node-10", "rack-2 ?\?= */\\\r\n\x01", 0},
+     {"node-9\"\\", "rack-2 ?\?= */\\\r\n\x01", 0},
+     {"node-010*/?\?/", NULL, 0},
+     {"n\303\266de-3\t", NULL, 0}},
+    /* Two topologies, alternating; slices repeat apart, so that granules by
+     * slice are alike for cores and PUs where granules by host are not. */
+    {{"a1", "s-2", 0}, {"b10", "s-10", 1}, {"a2", "s-10", 0}, {"b9", "s-2", 1}},
+};
 
 static void mg_fuzz_devices(struct mg_arena *a, struct mg_topology *t, int kind, int n,
                             int per_numa)
@@ -40,7 +52,7 @@ static void mg_fuzz_devices(struct mg_arena *a, struct mg_topology *t, int kind,
         d->numa = i / per_numa;
         d->pci = kind == MG_KIND_GPU ? mg_printf(a, "0000:%02x:00.0", 0x18 + i) : "";
         d->vendor = kind == MG_KIND_GPU ? "NVIDIA \"Corporation\"" : "GenuineIntel";
-        d->model = kind == MG_KIND_GPU ? "H100 ?\?/ */ /* \\" : "Xeon(R) ?\?( \x7f";
+        d->model = kind == MG_KIND_GPU ? "H100 ?\?/ */ /* \\\r" : "Xeon(R) ?\?( \x7f";
         d->uuid = kind == MG_KIND_GPU ? mg_printf(a, "GPU-\xe2\x9c\x93-%d", i) : "";
         d->cpuset = mg_printf(a, "%d-%d", i * 2, i * 2 + 1);
     }
@@ -61,47 +73,89 @@ static int *mg_fuzz_closeness(struct mg_arena *a, int n, int block)
     return m;
 }
 
-const struct mg_inventory *mg_fuzz_inventory(void)
+/* Topology 0: 8 GPUs, 16 cores, 32 PUs, 2 NUMA nodes and 2 packages, with
+ * closeness for GPUs and cores. Topology 1: 8 GPUs, 8 cores, 1 NUMA node,
+ * 1 package, no PUs and no closeness. */
+static void mg_fuzz_topology(struct mg_arena *a, struct mg_topology *t, int which)
 {
-    /* Built once: the planner only reads it. */
-    static struct mg_arena arena;
-    static struct mg_inventory *inv;
-    struct mg_arena *a = &arena;
-    struct mg_topology *t;
-    int h;
-
-    if (inv)
-        return inv;
-    inv = mg_alloc(a, sizeof *inv);
-    t = mg_alloc(a, sizeof *t);
-
-    t->key = "synthetic:fuzz";
-    t->label = "fuzz */ ?\?/";
+    t->key = which ? "synthetic:plain" : "synthetic:fuzz";
+    t->label = which ? "plain" : "fuzz */ ?\?/";
     mg_fuzz_devices(a, t, MG_KIND_GPU, 8, 4);
-    mg_fuzz_devices(a, t, MG_KIND_CORE, 16, 8);
-    mg_fuzz_devices(a, t, MG_KIND_NUMA, 2, 1);
-    mg_fuzz_devices(a, t, MG_KIND_PACKAGE, 2, 1);
-    mg_fuzz_devices(a, t, MG_KIND_PU, 32, 16);
-    t->closeness[MG_KIND_GPU] = mg_fuzz_closeness(a, 8, 2);
-    t->closeness[MG_KIND_CORE] = mg_fuzz_closeness(a, 16, 4);
-    memset(t->digest, 'f', 64);
+    mg_fuzz_devices(a, t, MG_KIND_CORE, which ? 8 : 16, 8);
+    mg_fuzz_devices(a, t, MG_KIND_NUMA, which ? 1 : 2, 1);
+    mg_fuzz_devices(a, t, MG_KIND_PACKAGE, which ? 1 : 2, 1);
+    mg_fuzz_devices(a, t, MG_KIND_PU, which ? 0 : 32, 16);
+    if (!which) {
+        t->closeness[MG_KIND_GPU] = mg_fuzz_closeness(a, 8, 2);
+        t->closeness[MG_KIND_CORE] = mg_fuzz_closeness(a, 16, 4);
+    }
+    memset(t->digest, which ? 'e' : 'f', 64);
+}
 
-    inv->source = "fuzz-inventory.yaml";
-    inv->n_topologies = 1;
-    inv->topologies = t;
+const struct mg_inventory *mg_fuzz_inventory(int which)
+{
+    /* Built once: the planner only reads them. */
+    static struct mg_arena arena;
+    static struct mg_inventory *invs[2];
+    struct mg_arena *a = &arena;
+    struct mg_inventory *inv;
+    int h, t;
+
+    which = which ? 1 : 0;
+    if (invs[which])
+        return invs[which];
+    inv = invs[which] = mg_alloc(a, sizeof *inv);
+    inv->source = which ? "fuzz-mixed.yaml" : "fuzz-inventory.yaml";
+    inv->n_topologies = which ? 2 : 1;
+    inv->topologies = mg_alloc_array(a, (size_t)inv->n_topologies, sizeof *inv->topologies);
+    for (t = 0; t < inv->n_topologies; t++)
+        mg_fuzz_topology(a, &inv->topologies[t], t);
     inv->n_hosts = MG_FUZZ_HOSTS;
     inv->hosts = mg_alloc_array(a, MG_FUZZ_HOSTS, sizeof *inv->hosts);
     for (h = 0; h < MG_FUZZ_HOSTS; h++) {
-        struct mg_mark at = {"fuzz-inventory.yaml", 3 + h, 5};
-        inv->hosts[h].name = mg_fuzz_host_names[h];
-        inv->hosts[h].slice = mg_fuzz_slices[h];
-        inv->hosts[h].topology = 0;
+        struct mg_mark at = {inv->source, 3 + 3 * h, 12};
+        inv->hosts[h].name = mg_fuzz_hosts[which][h].name;
+        inv->hosts[h].slice = mg_fuzz_hosts[which][h].slice;
+        inv->hosts[h].topology = mg_fuzz_hosts[which][h].topology;
         inv->hosts[h].at = at;
     }
     inv->n_files = 1;
     inv->files = mg_alloc(a, sizeof *inv->files);
     inv->files[0] = inv->source;
     return inv;
+}
+
+/* ---- the plan ------------------------------------------------------------------ */
+
+void mg_fuzz_check_plan(const struct mg_plan *p)
+{
+    int64_t product = 1;
+    int k, f, i, n = 0, used = 0;
+
+    for (k = 0; k < p->n_axes; k++) {
+        if (p->size[k] < 1 || p->ici[k] < 1 || p->dcn[k] < 1 || p->ici[k] * p->dcn[k] != p->size[k])
+            __builtin_trap();
+        product *= p->size[k];
+    }
+    if (p->n_axes < 1 || product != p->n_mesh || p->n_mesh > p->n_devices)
+        __builtin_trap();
+    for (f = 0; f < p->n_mesh; f++)
+        if (p->mesh[f] < 0 || p->mesh[f] >= p->n_devices || p->device_index[p->mesh[f]] != f)
+            __builtin_trap();
+    for (i = 0; i < p->n_devices; i++)
+        used += p->device_index[i] >= 0;
+    for (i = 0; i < p->n_processes; i++) {
+        const struct mg_plan_process *pr = &p->processes[i];
+        if (pr->first != n || pr->count < 1)
+            __builtin_trap();
+        for (k = 0; k < pr->count; k++, n++)
+            if (p->device_index[p->process_devices[n]] < 0 ||
+                p->devices[p->process_devices[n]].host != pr->host ||
+                (n > 0 && p->process_devices[n] <= p->process_devices[n - 1]))
+                __builtin_trap();
+    }
+    if (used != p->n_mesh || n != p->n_mesh)
+        __builtin_trap();
 }
 
 /* ---- emitters ----------------------------------------------------------------- */
@@ -111,7 +165,8 @@ void mg_fuzz_emit_all(struct mg_plan *plan, const struct mg_inventory *inv, cons
 {
     struct mg_buf b;
 
-    plan->emit_groups = bit || (int64_t)plan->n_mesh * plan->n_axes <= MG_GROUPS_AUTO_LIMIT;
+    mg_fuzz_check_plan(plan);
+    plan->emit_groups = bit;
     mg_buf_init(&b);
     mg_emit_header(&b, plan, inv, inputs);
     mg_emit_source(&b, plan, inv, inputs);

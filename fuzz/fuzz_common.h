@@ -19,15 +19,24 @@
 /* libFuzzer's entry point, declared for -Wmissing-prototypes. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Four hosts in two slices, each with 8 GPUs, 2 packages, 2 NUMA nodes, 16
- * cores and 32 PUs of one topology, with closeness matrices for GPUs and
- * cores. Host names, slices and device strings hold quotes, backslashes,
- * comment ends, trigraphs and non-ASCII bytes, as a hostile hwloc XML or
- * inventory file could. Built on the first call and kept. */
-const struct mg_inventory *mg_fuzz_inventory(void);
+/* One of two fixed inventories of four hosts. 0: one topology (8 GPUs, 16
+ * cores, 32 PUs, 2 NUMA nodes, 2 packages; closeness for GPUs and cores),
+ * two hosts in one slice and two in none; host names, slices, the label
+ * and device strings hold quotes, backslashes, comment ends, trigraphs,
+ * control and non-ASCII bytes, as a hostile hwloc XML or inventory file
+ * could. 1: two topologies, the second smaller and without PUs, hosts
+ * alternating between them in two slices. Built on first use and kept. */
+const struct mg_inventory *mg_fuzz_inventory(int which);
 
-/* Sets the plan's group-table switch from `bit` as --groups would, then
- * runs the header, source and JSON emitters; the output is thrown away. */
+/* Traps unless the plan is consistent: every axis size is ici x dcn and
+ * their product the mesh's devices, the mesh maps to distinct devices that
+ * device_index maps back, and the processes hold each mesh device once, in
+ * ascending order, on its own host. */
+void mg_fuzz_check_plan(const struct mg_plan *p);
+
+/* Checks the plan, sets its group-table switch to `bit` (--groups=always
+ * or never), then runs the header, source and JSON emitters; the output is
+ * thrown away. */
 void mg_fuzz_emit_all(struct mg_plan *plan, const struct mg_inventory *inv,
                       const char *inputs, int bit);
 

@@ -1,7 +1,8 @@
 /*
  * Fuzz target: bytes -> "mesh\0axis names\0name" (the --mesh, --axes and
  * --name options; the later parts optional) -> mg_spec_from_string ->
- * mg_plan_build against the fixed inventory -> header, source and JSON.
+ * mg_plan_build against a fixed inventory (picked by the input's length)
+ * -> header, source and JSON.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const struct mg_inventory *inv = mg_fuzz_inventory();
+    const struct mg_inventory *inv = mg_fuzz_inventory((int)(size >> 1 & 1));
     char *text = malloc(size + 1);
     const char *axes = NULL, *name = NULL;
     struct mg_arena a;

@@ -1,15 +1,20 @@
 /*
  * Fuzz target: bytes -> mg_yaml_parse -> mg_spec_from_node -> mg_plan_build
- * against the fixed inventory -> header, source and JSON, then every
- * diagnostic printed. The spec's `inventory:` text, which can be anything,
- * stands in the banner as the driver would put the inventory's name.
+ * against a fixed inventory -> header, source and JSON, then every
+ * diagnostic printed. The input's length picks the inventory, whether group
+ * tables are emitted and the format of the diagnostics. The spec's
+ * `inventory:` text, which can be anything, stands in the banner where the
+ * driver puts the inventory's name; the file name has the characters that
+ * GitHub annotations escape.
  */
 #include "fuzz_common.h"
+
+#define MG_FUZZ_FILE "specs/a,b:c\r\n%/fuzz.yaml"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *devnull;
-    const struct mg_inventory *inv = mg_fuzz_inventory();
+    const struct mg_inventory *inv = mg_fuzz_inventory((int)(size >> 1 & 1));
     struct mg_arena a;
     struct mg_diags d;
     struct mg_node *root;
@@ -18,9 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     mg_arena_init(&a);
     mg_diags_init(&d, &a);
-    root = mg_yaml_parse(&a, &d, "fuzz.yaml", (const char *)data, size);
+    root = mg_yaml_parse(&a, &d, MG_FUZZ_FILE, (const char *)data, size);
     if (root)
-        spec = mg_spec_from_node(&a, &d, "fuzz.yaml", root);
+        spec = mg_spec_from_node(&a, &d, MG_FUZZ_FILE, root);
     /* As the driver: a spec with errors of its own is not planned. */
     if (spec && d.n_errors == 0)
         plan = mg_plan_build(&a, &d, spec, inv);
