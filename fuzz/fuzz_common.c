@@ -174,6 +174,17 @@ void mg_fuzz_emit_all(struct mg_plan *plan, const struct mg_inventory *inv, cons
     mg_buf_free(&b);
 }
 
+int mg_fuzz_replay(void)
+{
+    static int replay = -1;
+
+    if (replay < 0) {
+        const char *v = getenv("MESHGEN_FUZZ_REPLAY");
+        replay = v && strcmp(v, "1") == 0;
+    }
+    return replay;
+}
+
 uint64_t mg_fuzz_hash(const uint8_t *data, size_t size)
 {
     uint64_t h = 14695981039346656037u;

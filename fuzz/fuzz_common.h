@@ -40,6 +40,11 @@ void mg_fuzz_check_plan(const struct mg_plan *p);
 void mg_fuzz_emit_all(struct mg_plan *plan, const struct mg_inventory *inv,
                       const char *inputs, int bit);
 
+/* Whether MESHGEN_FUZZ_REPLAY=1: known inputs are being replayed (the
+ * regressions, a crash), so every plan is compiled and no input is skipped
+ * or cut short for its size. */
+int mg_fuzz_replay(void);
+
 /* FNV-1a of the input: a deterministic way to pick a sample of inputs. */
 uint64_t mg_fuzz_hash(const uint8_t *data, size_t size);
 

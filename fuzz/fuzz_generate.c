@@ -4,10 +4,9 @@
  * sample of the inputs that give a plan (1 in 500 by a hash of the input,
  * at most once a second) the emitted C is compiled with -std=c11 -Wall
  * -Wextra -Wpedantic -Werror: it must always compile.
- * MESHGEN_FUZZ_COMPILE_ALL=1 compiles every plan, to reproduce or
- * minimise a rejection.
+ * MESHGEN_FUZZ_REPLAY=1 compiles every plan, to reproduce or minimise a
+ * rejection.
  */
-#include <stdlib.h>
 #include <time.h>
 
 #include "fuzz_common.h"
@@ -15,7 +14,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static time_t last;
-    const char *all = getenv("MESHGEN_FUZZ_COMPILE_ALL");
     const struct mg_inventory *inv = mg_fuzz_inventory((int)(size >> 1 & 1));
     struct mg_arena a;
     struct mg_diags d;
@@ -41,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mg_buf_init(&c);
         mg_emit_header(&h, plan, inv, inputs);
         mg_emit_source(&c, plan, inv, inputs);
-        if ((all && *all == '1') || (mg_fuzz_hash(data, size) % 500 == 0 && time(NULL) != last)) {
+        if (mg_fuzz_replay() || (mg_fuzz_hash(data, size) % 500 == 0 && time(NULL) != last)) {
             last = time(NULL);
             if (mg_fuzz_compile(plan->name, &h, &c) != 0)
                 __builtin_trap();

@@ -30,9 +30,11 @@ static void mg_upper(char *dst, const char *src)
     dst[i] = '\0';
 }
 
-/* Text inside a comment: printable ASCII only, no "*" followed by "/", and
- * no "??": under -std=c11 a trigraph "??/" at the end of a line splices the
- * next one onto it, which gcc -Wall rejects (-Wtrigraphs). */
+/* Text inside a comment: printable ASCII only, no "*" followed by "/" (it
+ * would end the comment), no "/" followed by "*" (gcc -Wall rejects it,
+ * -Wcomment) and no "??": under -std=c11 a trigraph "??/" at the end of a
+ * line splices the next one onto it, which gcc -Wall rejects too
+ * (-Wtrigraphs). */
 static void mg_buf_comment(struct mg_buf *b, const char *s)
 {
     int after_q = 0; /* the last character written was '?' */
@@ -41,10 +43,12 @@ static void mg_buf_comment(struct mg_buf *b, const char *s)
         char ch = (unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f ? '?' : *s;
         if (ch == '?' && after_q)
             mg_buf_put(b, "_", 1);
-        if (ch == '*' && s[1] == '/')
-            mg_buf_put(b, "*_", 2);
-        else
+        if ((ch == '*' && s[1] == '/') || (ch == '/' && s[1] == '*')) {
             mg_buf_put(b, &ch, 1);
+            mg_buf_put(b, "_", 1);
+        } else {
+            mg_buf_put(b, &ch, 1);
+        }
         after_q = ch == '?';
     }
 }
