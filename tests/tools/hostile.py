@@ -6,7 +6,8 @@ are plain identifiers (tests/cases/ pins those errors). Strings that only
 become C string literals or comments — a host name, a GPU model or vendor
 from an hwloc export — are escaped. This test writes a topology whose
 HostName and PCI vendor/device strings hold quotes, backslashes, comment
-terminators, newlines, #define lines, trigraphs and non-ASCII bytes, then
+terminators, newlines, #define lines, trigraphs and non-ASCII bytes, in a
+directory whose name holds a trigraph and a comment opener, then
 generates, compiles with -Werror, and checks that the output is still only
 tables: the preprocessor lines are the expected ones, the object defines
 just the mesh symbols, and the strings read back through the runtime come
@@ -43,12 +44,19 @@ def main():
                       '<info name="HostName" value="h&quot;o*/st\\"/>', 1)
     fails = []
     with tempfile.TemporaryDirectory() as t:
-        topo = os.path.join(t, "hostile.xml")
+        # "q??/" is a trigraph that would splice lines, "/*" a comment
+        # opener that -Wcomment rejects.
+        os.makedirs(os.path.join(t, "q??", "*x"))
+        topo = os.path.join(t, "q??", "*x", "hostile.xml")
         open(topo, "w", encoding="utf-8").write(xml)
         out = os.path.join(t, "out")
         os.mkdir(out)
-        p = subprocess.run([meshgen, "generate", "--mesh", "dp:2,tp:4", "--name", "hostile",
-                            "--inventory", topo, "-o", out], capture_output=True, text=True)
+        # The spec names the inventory by its relative path, which the
+        # banner comments quote.
+        spec = os.path.join(t, "hostile.yaml")
+        open(spec, "w").write('meshgen: 1\nname: hostile\ninventory: "q??/*x/hostile.xml"\n'
+                              "mesh:\n  axes: [dp, tp]\n  shape: [2, 4]\n")
+        p = subprocess.run([meshgen, "generate", spec, "-o", out], capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit(f"FAIL: generate: {p.stderr}")
         c_file = os.path.join(out, "hostile_mesh.c")
