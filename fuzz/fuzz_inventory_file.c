@@ -7,7 +7,7 @@
  * being slices, and emitted, so that its host and slice names and topology
  * labels reach the emitters. Inputs over 64 KiB are skipped. Unless
  * MESHGEN_FUZZ_REPLAY=1 (the regressions), so are inventories that ask for
- * more than 256 names in a hostlist or 256 leaves in a synthetic topology,
+ * more than 256 names in all hostlists or 256 leaves in a synthetic topology,
  * and only inventories of up to 256 devices are planned: large inventories
  * cost time in proportion to their size or its square (sorting hosts,
  * closeness matrices, the locality order), not new paths, and slowed the
@@ -115,34 +115,41 @@ static uint64_t mg_leaves_estimate(const char *s)
     }
 }
 
-/* Whether the inventory's hostlists or synthetic topologies are large. */
+/* Whether the inventory is large: its hostlists give more than 256 names
+ * in all (every `hosts` key counts, a repeated one too: the loader expands
+ * them before it reports the repetition), or a synthetic topology asks for
+ * more than 256 leaves. */
 static int mg_large(const uint8_t *data, size_t size)
 {
     struct mg_arena a;
     struct mg_diags d;
-    const struct mg_node *root, *hosts = NULL;
-    size_t i, j;
+    const struct mg_node *root;
+    uint64_t names = 0;
+    size_t i, j, k;
     int large = 0;
 
     mg_arena_init(&a);
     mg_diags_init(&d, &a);
     root = mg_yaml_parse(&a, &d, "fuzz.yaml", (const char *)data, size);
-    for (i = 0; root && root->kind == MG_NODE_MAP && i < root->n; i++)
-        if (strcmp(root->keys[i]->value, "hosts") == 0)
-            hosts = root->items[i];
-    for (i = 0; hosts && hosts->kind == MG_NODE_SEQ && i < hosts->n; i++) {
-        const struct mg_node *g = hosts->items[i];
-        for (j = 0; g->kind == MG_NODE_MAP && j < g->n; j++) {
-            const char *key = g->keys[j]->value, *value = g->items[j]->value;
-            if (g->items[j]->kind != MG_NODE_SCALAR)
-                continue;
-            if ((strcmp(key, "names") == 0 && mg_names_estimate(value) > 256) ||
-                (strcmp(key, "synthetic") == 0 && mg_leaves_estimate(value) > 256))
-                large = 1;
+    for (k = 0; root && root->kind == MG_NODE_MAP && k < root->n; k++) {
+        const struct mg_node *hosts = root->items[k];
+        if (strcmp(root->keys[k]->value, "hosts") != 0 || hosts->kind != MG_NODE_SEQ)
+            continue;
+        for (i = 0; i < hosts->n; i++) {
+            const struct mg_node *g = hosts->items[i];
+            for (j = 0; g->kind == MG_NODE_MAP && j < g->n; j++) {
+                const char *key = g->keys[j]->value, *value = g->items[j]->value;
+                if (g->items[j]->kind != MG_NODE_SCALAR)
+                    continue;
+                if (strcmp(key, "names") == 0)
+                    names = mg_sat(names + mg_names_estimate(value));
+                else if (strcmp(key, "synthetic") == 0 && mg_leaves_estimate(value) > 256)
+                    large = 1;
+            }
         }
     }
     mg_arena_free(&a);
-    return large;
+    return large || names > 256;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
