@@ -12,13 +12,14 @@ generates, compiles with -Werror, and checks that the output is still only
 tables: the preprocessor lines are the expected ones, the object defines
 just the mesh symbols, and the strings read back through the runtime come
 out byte for byte as hwloc gave them (after meshgen's own control-byte
-replacement).
+replacement), and `show --svg` draws them as well-formed XML.
 """
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 from xml.sax.saxutils import quoteattr
 
 HOSTILE = [
@@ -29,6 +30,7 @@ HOSTILE = [
     "??/ trigraph ??=",
     "caf\u00e9 \u00fcber \u2603",
 ]
+HOST = 'h"<o&>*/st\\'
 
 
 def main():
@@ -41,7 +43,7 @@ def main():
                  lambda m: '<info name="PCIVendor" value="vendor&#10;#define x 1&#10;"/>', xml)
     xml = xml.replace('<info name="Backend" value="Synthetic"/>',
                       '<info name="Backend" value="Synthetic"/>\n    '
-                      '<info name="HostName" value="h&quot;o*/st\\"/>', 1)
+                      '<info name="HostName" value="h&quot;&lt;o&amp;&gt;*/st\\"/>', 1)
     fails = []
     with tempfile.TemporaryDirectory() as t:
         # "q??/" is a trigraph that would splice lines, "/*" a comment
@@ -88,13 +90,29 @@ def main():
         subprocess.run([cc, "-std=c11", "-I", include, "-I", out, prog, c_file, runtime_src,
                         "-o", exe], check=True)
         lines = subprocess.run([exe], capture_output=True).stdout.decode("utf-8").split("\n")
-        if lines[0] != 'h"o*/st\\':
+        if lines[0] != HOST:
             fails.append(f"host name read back as {lines[0]!r}")
         models_back = [l.split("|")[0] for l in lines[1:9]]
         if sorted(set(models_back)) != sorted(set(HOSTILE)):
             fails.append(f"models read back as {models_back}")
         if any(l.split("|")[1] != "vendor?#define x 1?" for l in lines[1:9]):
             fails.append(f"vendor read back as {lines[1].split('|')[1]!r} (newlines become '?')")
+        # The same names in the SVG picture of `show --svg`: well-formed XML,
+        # one square and one host label per device, the name as hwloc gave it.
+        svg = os.path.join(t, "hostile.svg")
+        p = subprocess.run([meshgen, "show", spec, "--svg", svg], capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"FAIL: show --svg: {p.stderr}")
+        root = ET.parse(svg).getroot()
+        ns = "{http://www.w3.org/2000/svg}"
+        labels = [e.text for e in root.iter(ns + "text") if e.get("font-size") == "9"]
+        if len(root.findall(ns + "rect")) != 8 or labels != [HOST] * 8:
+            fails.append(f"svg holds {len(root.findall(ns + 'rect'))} squares, labels {labels}")
+        # An SVG that cannot be written is an error, and the grid is still printed.
+        p = subprocess.run([meshgen, "show", spec, "--svg", os.path.join(t, "none", "x.svg")],
+                           capture_output=True, text=True)
+        if p.returncode != 2 or "cannot write" not in p.stderr or "rows: dp" not in p.stdout:
+            fails.append(f"show --svg into a missing directory: exit {p.returncode}, {p.stderr!r}")
     for f in fails:
         print("FAIL:", f)
     print(f"hostile strings: {len(fails)} failures")
