@@ -59,7 +59,7 @@ def main():
     for path in sorted(glob.glob(os.path.join(root, "tests/cases/*.yaml"))):
         text = open(path, encoding="utf-8", errors="replace").read()
         expected = set(re.findall(r"^# error: ([a-z0-9-]+) ", text, re.M))
-        command = re.search(r"^# meshgen: (.*)$", text, re.M).group(1)
+        command = re.search(r"^# meshgen:[ \t]*(.*)$", text, re.M).group(1)
         usage = re.search(r"^# (no-file|exit: 2)", text, re.M) or "{file}" in command
         if expected & UNJUDGED or usage:
             skipped += 1
