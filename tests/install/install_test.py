@@ -19,7 +19,9 @@ source tree on the consumer's paths:
 - a parent project that add_subdirectory()s the source tree does not get
   meshgen's tests, examples or benchmarks, nor a CMAKE_BUILD_TYPE in its
   cache, and configures with a quoted `name:` (read by cmake, the
-  generator not being built yet);
+  generator not being built yet); with MESHGEN_BUILD_GENERATOR=OFF and
+  MESHGEN_EXECUTABLE (a cross build's set-up) it generates and builds the
+  tables without building a generator;
 - a program built with the installed pkg-config files alone looks up and
   verifies.
 """
@@ -157,7 +159,7 @@ def wrapper(tmp, prefix):
           "the consumer built with the wrapper runs")
 
 
-def embedded(tmp, source):
+def embedded(tmp, source, prefix):
     """add_subdirectory(meshgen): no tests, examples, benchmarks or build
     type forced on the parent."""
     src = os.path.join(tmp, "parent")
@@ -182,6 +184,15 @@ def embedded(tmp, source):
     check(cache.get("CMAKE_BUILD_TYPE", "") == "",
           f"add_subdirectory: the parent's CMAKE_BUILD_TYPE stays unset "
           f"({cache.get('CMAKE_BUILD_TYPE')!r})")
+    # A cross build's shape: the generator not built, a host meshgen named.
+    cross = os.path.join(tmp, "build-parent-cross")
+    run(["cmake", "-S", src, "-B", cross, "-G", "Ninja", "-DMESHGEN_BUILD_GENERATOR=OFF",
+         f"-DMESHGEN_EXECUTABLE={prefix}/bin/meshgen"])
+    run(["cmake", "--build", cross, "--target", "q_tables"])
+    check(os.path.exists(os.path.join(cross, "q_tables_meshgen", "q_mesh.c")) and
+          not os.path.exists(os.path.join(cross, "meshgen", "gen")),
+          "add_subdirectory with MESHGEN_BUILD_GENERATOR=OFF and MESHGEN_EXECUTABLE "
+          "generates with the host meshgen")
 
 
 def pkgconfig(tmp, prefix):
@@ -214,7 +225,7 @@ def main():
             no_op_rebuild(src, b, generator)
             rename(src, b, generator)
         wrapper(tmp, prefix)
-        embedded(tmp, source)
+        embedded(tmp, source, prefix)
         pkgconfig(tmp, prefix)
     print(f"install: {len(fails)} failures")
     sys.exit(1 if fails else 0)
