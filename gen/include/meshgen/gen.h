@@ -260,6 +260,9 @@ struct mg_spec {
     int has_devices;
     struct mg_mark devices_at;
     int granule; /* enum mg_granule */
+    /* JAX's should_sort_granules_by_key. Granules are keyed by their first
+     * process, so sorted and first-seen order are both process order: read
+     * and kept in the digest, it changes no placement. */
     int sort_granules;
 
     int n_shardings;
@@ -342,7 +345,8 @@ struct mg_plan_sharding {
 struct mg_granule_info {
     const char *key; /* host name or slice name */
     int n_hosts;
-    int n_devices;
+    int n_devices; /* of the kind */
+    int n_used;    /* of those, the ones the mesh uses (`devices: N` takes a prefix) */
 };
 
 /*
@@ -374,7 +378,7 @@ struct mg_plan {
     int n_devices;                    /* all devices of the kind, inventory order */
     int n_mesh;                       /* devices the mesh uses: the product of sizes */
     int n_granules_all;               /* granules of the inventory */
-    struct mg_granule_info *granules; /* all of them, in DCN order */
+    struct mg_granule_info *granules; /* all of them, in process order (DCN order) */
     int *host_granule;                /* host -> granule index */
     int *granule_hosts;               /* host indices, granule-major */
     int n_granules;                   /* granules the mesh uses */
