@@ -88,7 +88,11 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
          "                    .xml file or a synthetic description) as an hwloc XML\n"
          "                    snapshot to check in, instead of listing it. It reads back\n"
          "                    as the same inventory, and two exports of one machine are\n"
-         "                    byte-identical (no process name or cgroup in it).\n"},
+         "                    byte-identical (no process name or cgroup in it).\n"
+         "                    A whole allocation, one snapshot per host, for an\n"
+         "                    inventory's 'topology: snap/{host}.xml':\n"
+         "                      srun --ntasks-per-node=1 sh -c \\\n"
+         "                        'meshgen inventory --export snap/$(hostname -s).xml'\n"},
 };
 
 static void mg_command_help(enum mg_command cmd, FILE *out)

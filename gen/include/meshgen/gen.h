@@ -451,6 +451,12 @@ enum mg_source mg_source_kind(const char *source);
 int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
                      struct mg_mark at, struct mg_topology *t, const char **host_name);
 /*
+ * Turns a topology that several hosts share into a template: the fields
+ * that belong to the one machine it was exported from (GPU UUIDs) are
+ * cleared and the digest recomputed. Returns how many were cleared.
+ */
+int mg_topology_make_template(struct mg_topology *t);
+/*
  * An hwloc XML snapshot of one topology source ("live", "synthetic:..." or an
  * XML path; not an inventory file, which has many hosts) that loads back into
  * the same inventory: its HostName is the host name the source gives (added
