@@ -156,10 +156,20 @@ static void mg_env_process_error(struct mg_diags *d, struct mg_arena *a, struct 
     char name[256];
     const char *why = meshgen_strerror(rc), *hint = "";
 
-    if (rc == MESHGEN_ERR_NO_HOST || rc == MESHGEN_ERR_LOCAL_RANK) {
+    if (rc == MESHGEN_ERR_NO_HOST) {
         meshgen_host_from_vars(m, mg_env_get, v, name, sizeof name);
         why = mg_printf(a, "%s (this machine is %s)", why, mg_show(a, name));
-        hint = rc == MESHGEN_ERR_NO_HOST ? "; give --host, or --process" : "";
+        hint = "; give --host, or --process";
+    } else if (rc == MESHGEN_ERR_LOCAL_RANK) {
+        int host = meshgen_host_from_vars(m, mg_env_get, v, name, sizeof name), n = 0, i;
+        for (i = 0; host >= 0 && i < m->n_processes; i++)
+            n += m->processes[i].host == host;
+        if (host >= 0)
+            why = mg_printf(a, "%s (host %s has %d process%s%s)", why,
+                            mg_show(a, m->hosts[host].name), n, n == 1 ? "" : "es",
+                            m->process_mode == MESHGEN_PROCESSES_HOST
+                                ? ": with 'processes: host' the local rank must be 0"
+                                : "");
     } else if (rc == MESHGEN_ERR_NO_ENV) {
         hint = "; give --local-rank or --process, or run it under the launcher";
     } else if (rc == MESHGEN_ERR_RANGE) {
