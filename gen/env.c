@@ -199,9 +199,10 @@ static int mg_has_word(const char *text, const char *word)
     return 0;
 }
 
+/* A variable to export; none without a value (the runtime had none). */
 static void mg_env_add(struct mg_env *e, const char *name, const char *value)
 {
-    if (e->n_vars < MG_ENV_MAX_VARS) {
+    if (value && e->n_vars < MG_ENV_MAX_VARS) {
         e->names[e->n_vars] = name;
         e->values[e->n_vars++] = value;
     }
