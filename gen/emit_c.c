@@ -284,6 +284,10 @@ static void mg_device_line(struct mg_buf *b, const struct mg_devinfo *dv)
     mg_c_string(&line, dv->uuid);
     mg_buf_puts(&line, ", .cpuset = ");
     mg_c_string(&line, dv->cpuset);
+    /* Only TPU devices have a place in a torus; the others leave it 0. */
+    if (dv->kind == MG_KIND_TPU)
+        mg_buf_printf(&line, ", .coords = {%d, %d, %d}, .core_on_chip = %d", dv->coords[0],
+                      dv->coords[1], dv->coords[2], dv->core_on_chip);
     mg_buf_puts(&line, "},");
     mg_println(b, "%s", line.data);
     mg_buf_free(&line);

@@ -23,6 +23,7 @@ static const struct mg_word mg_kinds[] = {
     [MG_KIND_NUMA] = {"numa", "MESHGEN_KIND_NUMA"},
     [MG_KIND_PACKAGE] = {"package", "MESHGEN_KIND_PACKAGE"},
     [MG_KIND_PU] = {"pu", "MESHGEN_KIND_PU"},
+    [MG_KIND_TPU] = {"tpu", "MESHGEN_KIND_TPU"},
 };
 _Static_assert(sizeof mg_kinds / sizeof mg_kinds[0] == MG_N_KINDS, "a word for every kind");
 const struct mg_words mg_kind_words = {mg_kinds, MG_COUNT(mg_kinds)};
@@ -37,6 +38,7 @@ const struct mg_words mg_axis_type_words = {mg_axis_types, MG_COUNT(mg_axis_type
 static const struct mg_word mg_orders[] = {
     [MG_ORDER_LOCALITY] = {"locality", NULL},
     [MG_ORDER_INVENTORY] = {"inventory", NULL},
+    [MG_ORDER_TORUS] = {"torus", NULL},
 };
 const struct mg_words mg_order_words = {mg_orders, MG_COUNT(mg_orders)};
 

@@ -339,7 +339,7 @@ static void test_unknown_key(void **state)
     assert_int_equal(f->diags.n_errors, 1);
     g = expect_diag(&f->diags, "key-unknown", 5, 5);
     assert_string_equal(g->message, "hosts[0]: found the unknown key 'slise', expected one of: "
-                                    "names, topology, synthetic, slice");
+                                    "names, topology, synthetic, slice, tpu");
 }
 
 static void test_self_reference(void **state)

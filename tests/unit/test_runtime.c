@@ -313,7 +313,7 @@ static const struct meshgen_mesh xy_mesh = {
 
 static void test_strerror_every_code(void **state)
 {
-    const char *text[22];
+    const char *text[23];
     const char *unknown = meshgen_strerror(1);
     int i, j;
 
@@ -326,10 +326,10 @@ static void test_strerror_every_code(void **state)
         for (j = 0; j < i; j++)
             assert_string_not_equal(text[i], text[j]);
     }
-    /* -21 is the last code; past it, and far past it, the text is generic. */
-    assert_int_equal(MESHGEN_ERR_PROCESS_COUNT, -(COUNT(text) - 1));
+    /* -22 is the last code; past it, and far past it, the text is generic. */
+    assert_int_equal(MESHGEN_ERR_NOT_TPU, -(COUNT(text) - 1));
     assert_non_null(unknown);
-    assert_string_equal(meshgen_strerror(-22), unknown);
+    assert_string_equal(meshgen_strerror(-23), unknown);
     assert_string_equal(meshgen_strerror(INT_MIN), unknown);
     assert_string_equal(meshgen_strerror(INT_MAX), unknown);
 }

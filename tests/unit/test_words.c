@@ -115,7 +115,7 @@ static void test_lists(void **state)
     assert_string_equal(b.data, "auto, always or never");
     b.len = 0;
     mg_word_list(&b, &mg_kind_words, ", ");
-    assert_string_equal(b.data, "gpu, core, numa, package, pu");
+    assert_string_equal(b.data, "gpu, core, numa, package, pu, tpu");
     mg_buf_free(&b);
 }
 
