@@ -64,7 +64,8 @@ struct mg_inv_ctx {
     struct mg_inventory *inv;
     struct mg_topo_slot *slots; /* open addressing, power-of-two size */
     size_t mask;
-    int topo_cap; /* room in inv->topologies */
+    int topo_cap;        /* room in inv->topologies */
+    int64_t tpu_devices; /* in the TPU groups so far */
 };
 
 /* Room for n more topologies (a TPU slice has one per host). */
@@ -228,7 +229,7 @@ static void mg_tpu_host(struct mg_inv_ctx *c, struct mg_topology *t, const struc
                         int per, size_t group, int h)
 {
     struct mg_buf b;
-    int i;
+    int i, k;
 
     memset(t, 0, sizeof *t);
     t->key = mg_printf(c->a, "tpu:%zu:%d", group, h);
@@ -250,8 +251,14 @@ static void mg_tpu_host(struct mg_inv_ctx *c, struct mg_topology *t, const struc
         dv->model = f->device_kind;
         memcpy(dv->coords, devs[i].coords, sizeof dv->coords);
         dv->core_on_chip = devs[i].core_on_chip;
-        mg_buf_printf(&b, "tpu[%d]\t%d %d %d %d\n", i, dv->coords[0], dv->coords[1], dv->coords[2],
-                      dv->core_on_chip);
+        /* Without printf: a pod has thousands of hosts. */
+        mg_buf_puts(&b, "tpu\t");
+        for (k = 0; k < 3; k++) {
+            mg_buf_int(&b, dv->coords[k]);
+            mg_buf_put(&b, " ", 1);
+        }
+        mg_buf_int(&b, dv->core_on_chip);
+        mg_buf_put(&b, "\n", 1);
     }
     mg_sha256_hex(b.data, b.len, t->digest);
     mg_buf_free(&b);
@@ -280,15 +287,33 @@ static int mg_group_tpu(struct mg_inv_ctx *c, struct mg_group *g, const struct m
         return -1;
     }
     n = dims[0] * dims[1] * dims[2] * f->devices_per_chip;
-    devs = mg_alloc_array(c->a, (size_t)n, sizeof *devs);
-    if (mg_tpu_layout_devices(&l, devs, n) != n)
+    /* Each worker has its own devices (their coordinates differ), so the
+     * inventory's cost grows with them: held to the ceiling of a mesh. */
+    c->tpu_devices += n;
+    if (c->tpu_devices > MG_MAX_DEVICES) {
+        /* Once: the groups after it are past the ceiling too. */
+        if (c->tpu_devices - n > MG_MAX_DEVICES)
+            return -1;
+        mg_error(c->d, "inventory-host-count", g->at,
+                 "%s.names: found %lld TPU devices up to here, expected at most %d in one "
+                 "inventory",
+                 where, (long long)c->tpu_devices, MG_MAX_DEVICES);
         return -1;
+    }
+    devs = malloc((size_t)n * sizeof *devs);
+    if (!devs)
+        mg_oom();
+    if (mg_tpu_layout_devices(&l, devs, n) != n) {
+        free(devs);
+        return -1;
+    }
     per = n / g->n_names;
     mg_topologies_reserve(c, g->n_names);
     first = c->inv->n_topologies;
     for (h = 0; h < g->n_names; h++)
         mg_tpu_host(c, &c->inv->topologies[c->inv->n_topologies++], f, dims, text,
                     devs + (size_t)h * (size_t)per, per, idx, h);
+    free(devs);
     g->tpu = 1;
     return first;
 }
