@@ -527,8 +527,9 @@ int meshgen_bind(const struct meshgen_mesh *mesh, int device);
  * MESHGEN_ERR_RANGE (host past the mesh's), MESHGEN_ERR_NO_HOST (a negative
  * host and no one host is this machine), MESHGEN_ERR_BAD_ENV (a host
  * variable set but empty), MESHGEN_ERR_NULL (report NULL with cap > 0), the
- * errors of meshgen_mesh_check(), or MESHGEN_ERR_SYSTEM (this machine has no
- * name, or hwloc cannot discover it).
+ * errors of meshgen_mesh_check(), MESHGEN_ERR_SYSTEM (this machine has no
+ * name, or hwloc cannot discover it), or MESHGEN_ERR_UNSUPPORTED for a mesh
+ * of TPU devices, which hwloc does not see (after the host check).
  */
 int meshgen_verify(const struct meshgen_mesh *mesh, int host, char *report, size_t cap);
 
