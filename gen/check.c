@@ -434,10 +434,8 @@ static void mg_kind_defaults(struct mg_check_run *c)
 {
     int tpu = c->plan->kind == MG_KIND_TPU;
 
-    c->plan->order = c->spec->has_order ? c->spec->order : tpu ? MG_ORDER_TORUS : c->spec->order;
-    c->plan->granule = c->spec->has_granule ? c->spec->granule
-                       : tpu                ? MG_GRANULE_SLICE
-                                            : c->spec->granule;
+    c->plan->order = tpu && !c->spec->has_order ? MG_ORDER_TORUS : c->spec->order;
+    c->plan->granule = tpu && !c->spec->has_granule ? MG_GRANULE_SLICE : c->spec->granule;
 }
 
 static int check_device_kind_available(struct mg_check_run *c)
@@ -916,18 +914,19 @@ static const struct mg_tpu_family *mg_tpu_mesh_family(struct mg_check_run *c)
 static int check_tpu_assignment(struct mg_check_run *c)
 {
     struct mg_plan *p = c->plan;
-    struct mg_tpu_device *devs = mg_alloc_array(c->arena, (size_t)p->n_mesh, sizeof *devs);
-    int *ids = mg_alloc_array(c->arena, (size_t)p->n_mesh, sizeof(int));
     const struct mg_tpu_family *f;
+    struct mg_tpu_device *devs;
     struct mg_tpu_request q;
     struct mg_tpu_result *r;
-    int f_i, rc;
+    int *ids, f_i, rc;
 
     if (p->order != MG_ORDER_TORUS)
         return 1;
     f = mg_tpu_mesh_family(c);
     if (!f)
         return 0;
+    devs = mg_alloc_array(c->arena, (size_t)p->n_mesh, sizeof *devs);
+    ids = mg_alloc_array(c->arena, (size_t)p->n_mesh, sizeof(int));
     memset(&q, 0, sizeof q);
     q.device_kind = f->device_kind;
     q.devices = devs;

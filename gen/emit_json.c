@@ -139,12 +139,6 @@ static void mg_json_int64s(struct mg_json *j, const char *key, const int64_t *v,
     mg_json_end(j);
 }
 
-static const char *const mg_tpu_method_words[] = {
-    [MG_TPU_HANDLER] = "handler",
-    [MG_TPU_TORUS] = "torus",
-    [MG_TPU_SPLIT] = "split",
-};
-
 /* order: torus: how JAX's rules placed the devices (docs/tpu.md §3): the
  * step that answered and, for the torus steps, the physical mesh and the
  * share of each physical axis each logical axis takes. */
@@ -156,7 +150,7 @@ static void mg_json_tpu(struct mg_json *j, const struct mg_plan *p)
     mg_json_key(j, "tpu");
     mg_json_object(j, MG_JSON_INLINE);
     mg_json_key(j, "method");
-    mg_json_string(j, mg_tpu_method_words[r->method]);
+    mg_json_string(j, mg_word(&mg_tpu_method_words, (int)r->method));
     if (r->method != MG_TPU_HANDLER) {
         mg_json_int64s(j, "physical_shape", r->physical_shape, r->n_physical);
         mg_json_key(j, "assignment");

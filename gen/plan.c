@@ -8,8 +8,9 @@
  * Placement follows create_hybrid_device_mesh: along every axis the DCN part
  * is the outer factor (mesh_math.c decodes positions). Inside a granule, the
  * local position is mapped to a device by the granule order (inventory or
- * locality, see locality.c). This file knows nothing of YAML, hwloc or C
- * syntax, and runs no check: compile.c runs them around it.
+ * locality, see locality.c); with order: torus the whole assignment is the
+ * one JAX's rules gave (the tpu-assignment check, docs/tpu.md). This file knows nothing of YAML,
+ * hwloc or C syntax, and runs no check: compile.c runs them around it.
  */
 #include "plan.h"
 #include "locality.h"

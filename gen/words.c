@@ -42,6 +42,13 @@ static const struct mg_word mg_orders[] = {
 };
 const struct mg_words mg_order_words = {mg_orders, MG_COUNT(mg_orders)};
 
+static const struct mg_word mg_tpu_methods[] = {
+    [MG_TPU_HANDLER] = {"handler", NULL},
+    [MG_TPU_TORUS] = {"torus", NULL},
+    [MG_TPU_SPLIT] = {"split", NULL},
+};
+const struct mg_words mg_tpu_method_words = {mg_tpu_methods, MG_COUNT(mg_tpu_methods)};
+
 static const struct mg_word mg_process_modes[] = {
     [MESHGEN_PROCESSES_HOST] = {"host", "MESHGEN_PROCESSES_HOST"},
     [MESHGEN_PROCESSES_DEVICE] = {"device", "MESHGEN_PROCESSES_DEVICE"},

@@ -151,15 +151,16 @@ struct mg_words {
     int n;
 };
 
-extern const struct mg_words mg_kind_words;      /* enum meshgen_kind: gpu, core, ... */
-extern const struct mg_words mg_axis_type_words; /* enum meshgen_axis_type */
-extern const struct mg_words mg_order_words;     /* enum mg_order */
-extern const struct mg_words mg_process_words;   /* enum meshgen_process_mode */
-extern const struct mg_words mg_granule_words;   /* enum mg_granule */
-extern const struct mg_words mg_severity_words;  /* enum mg_severity */
-extern const struct mg_words mg_format_words;    /* enum mg_diag_format */
-extern const struct mg_words mg_when_words;      /* enum mg_when */
-extern const struct mg_words mg_command_words;   /* enum mg_command */
+extern const struct mg_words mg_kind_words;       /* enum meshgen_kind: gpu, core, ... */
+extern const struct mg_words mg_axis_type_words;  /* enum meshgen_axis_type */
+extern const struct mg_words mg_order_words;      /* enum mg_order */
+extern const struct mg_words mg_tpu_method_words; /* enum mg_tpu_method (resolve's "tpu") */
+extern const struct mg_words mg_process_words;    /* enum meshgen_process_mode */
+extern const struct mg_words mg_granule_words;    /* enum mg_granule */
+extern const struct mg_words mg_severity_words;   /* enum mg_severity */
+extern const struct mg_words mg_format_words;     /* enum mg_diag_format */
+extern const struct mg_words mg_when_words;       /* enum mg_when */
+extern const struct mg_words mg_command_words;    /* enum mg_command */
 
 /* The word of a value; "unknown" outside the table. */
 const char *mg_word(const struct mg_words *words, int value);
