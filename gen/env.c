@@ -27,7 +27,7 @@ static struct meshgen_host_template *mg_rt_templates(struct mg_arena *a, const s
 {
     const struct mg_inventory *inv = p->inv;
     struct meshgen_host_template *tpl = mg_alloc_array(a, (size_t)inv->n_topologies, sizeof *tpl);
-    int t, i;
+    int t, i, k;
 
     for (t = 0; t < inv->n_topologies; t++) {
         int n = inv->topologies[t].n[p->kind];
@@ -42,6 +42,9 @@ static struct meshgen_host_template *mg_rt_templates(struct mg_arena *a, const s
             dev[i].model = mg_or_empty(v->model);
             dev[i].uuid = mg_or_empty(v->uuid);
             dev[i].cpuset = mg_or_empty(v->cpuset);
+            for (k = 0; k < 3; k++)
+                dev[i].coords[k] = v->coords[k];
+            dev[i].core_on_chip = v->core_on_chip;
         }
         tpl[t].n_devices = n;
         tpl[t].devices = dev;
