@@ -174,7 +174,7 @@ static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, const char *f
     int ok = mg_load(r, o, file, groups);
     if (r->is_inventory) {
         struct mg_mark at = {file, 0, 0};
-        mg_error(&r->diags, "not-a-mesh", at,
+        mg_error(&r->diags, MG_CHK_NOT_A_MESH, at,
                  "this is an inventory file, not a mesh spec; name it in a spec's 'inventory:' "
                  "or pass it with --inventory");
         return 0;

@@ -103,13 +103,13 @@ static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
     int is_self = 0;
 
     if (topo && synth) {
-        mg_error(c->d, "inventory-topology",
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY,
                  mg_mark_after(topo->mark, synth->mark) ? topo->mark : synth->mark,
                  "%s: found both 'topology' and 'synthetic', expected exactly one of them", where);
         return -1;
     }
     if (!n) {
-        mg_error(c->d, "inventory-topology", group->mark,
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, group->mark,
                  "%s: found neither 'topology' nor 'synthetic', expected exactly one of them (an "
                  "hwloc XML file or a synthetic description)",
                  where);
@@ -119,7 +119,7 @@ static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
     if (!mg_get_string(c->d, n, where, -1, &value))
         return -1;
     if (value[0] == '\0') {
-        mg_error(c->d, "inventory-topology", n->mark, "%s: found an empty string, expected %s",
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, n->mark, "%s: found an empty string, expected %s",
                  where, topo ? "the path of an hwloc XML file" : "a synthetic description");
         return -1;
     }
@@ -143,7 +143,7 @@ static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
     slot->index = -1;
     /* hwloc would fail on it too, but with a message about XML syntax. */
     if (is_self) {
-        mg_error(c->d, "inventory-load", n->mark,
+        mg_error(c->d, MG_CHK_INVENTORY_LOAD, n->mark,
                  "%s: the inventory names itself as a topology (%s), expected an hwloc XML file",
                  where, mg_show_path(c->a, value));
         return -1;
@@ -251,13 +251,13 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
         more = dups[g] > 1 ? mg_printf(c->a, " (and %d more)", dups[g] - 1) : "";
         first_group = host_group[dup_first[g]];
         if ((size_t)first_group == g)
-            mg_error(c->d, "inventory-host-duplicate", groups[g].at,
+            mg_error(c->d, MG_CHK_INVENTORY_HOST_DUPLICATE, groups[g].at,
                      "%s.names: found the host %s%s twice in this hostlist, expected each host "
                      "once",
                      where, name, more);
         else
-            mg_error_rel(c->d, "inventory-host-duplicate", groups[g].at, groups[first_group].at,
-                         "first defined here",
+            mg_error_rel(c->d, MG_CHK_INVENTORY_HOST_DUPLICATE, groups[g].at,
+                         groups[first_group].at, "first defined here",
                          "%s.names: found the host %s%s, already named by hosts[%d], expected "
                          "each host once",
                          where, name, more, first_group);
@@ -281,7 +281,7 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
         return;
     }
     if (hosts->n == 0) {
-        mg_error(c->d, "inventory-empty", hosts->mark,
+        mg_error(c->d, MG_CHK_INVENTORY_EMPTY, hosts->mark,
                  "hosts: found an empty sequence, expected at least one group of hosts");
         return;
     }
@@ -299,7 +299,7 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
         mg_read_group(c, &groups[i], hosts->items[i], i);
         total += groups[i].n_names;
         if (total > MG_MAX_HOSTS) {
-            mg_error(c->d, "inventory-host-count", groups[i].at,
+            mg_error(c->d, MG_CHK_INVENTORY_HOST_COUNT, groups[i].at,
                      "hosts[%zu].names: found %" PRId64 " hosts up to here, expected at most %d "
                      "in one inventory",
                      i, total, MG_MAX_HOSTS);
@@ -407,7 +407,7 @@ struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, c
                                        struct mg_mark at)
 {
     if (!source || !*source) {
-        mg_error(d, "inventory-load", at, "empty inventory source");
+        mg_error(d, MG_CHK_INVENTORY_LOAD, at, "empty inventory source");
         return NULL;
     }
     if (mg_source_kind(source) == MG_SOURCE_INVENTORY)
