@@ -346,22 +346,35 @@ static int check_sharding_axis(struct mg_check_run *c)
     return ok;
 }
 
-/* Reports axis k of dimension d if an earlier place in the spec used it. */
+/* Whether axis k of dimension d was used earlier in the sharding; reports
+ * it at its second use only, naming how often the sharding uses it, so an
+ * axis repeated any number of times gives one error. */
 static int mg_sharding_axis_seen(struct mg_check_run *c, const struct mg_spec_sharding *sh, int d,
                                  int k)
 {
-    int d2, k2;
-    for (d2 = 0; d2 <= d; d2++)
-        for (k2 = 0; k2 < (d2 == d ? k : sh->dims[d2].n_axes); k2++)
-            if (strcmp(sh->dims[d].axes[k], sh->dims[d2].axes[k2]) == 0) {
-                mg_error_rel(c->diags, MG_CHK_SHARDING_AXIS_UNIQUE, sh->dims[d].axes_at[k],
-                             sh->dims[d2].axes_at[k2], "first used here",
-                             "sharding '%s' uses axis '%s' twice; an axis may shard one "
-                             "dimension once",
-                             sh->name, sh->dims[d].axes[k]);
-                return 1;
+    const char *axis = sh->dims[d].axes[k];
+    int d2, k2, before = 0, total = 0, first_d = -1, first_k = -1;
+
+    for (d2 = 0; d2 < sh->n_dims; d2++)
+        for (k2 = 0; k2 < sh->dims[d2].n_axes; k2++) {
+            if (strcmp(axis, sh->dims[d2].axes[k2]) != 0)
+                continue;
+            total++;
+            if (d2 < d || (d2 == d && k2 < k))
+                before++;
+            if (first_d < 0) {
+                first_d = d2;
+                first_k = k2;
             }
-    return 0;
+        }
+    if (before == 1) {
+        const char *times = total == 2 ? "twice" : mg_printf(c->arena, "%d times", total);
+        mg_error_rel(c->diags, MG_CHK_SHARDING_AXIS_UNIQUE, sh->dims[d].axes_at[k],
+                     sh->dims[first_d].axes_at[first_k], "first used here",
+                     "sharding '%s' uses axis '%s' %s; an axis may shard one dimension once",
+                     sh->name, axis, times);
+    }
+    return before > 0;
 }
 
 static int check_sharding_axis_unique(struct mg_check_run *c)
@@ -438,7 +451,7 @@ static int check_device_kind_available(struct mg_check_run *c)
 
     for (h = 0; h < inv->n_hosts; h++)
         for (k = 0; k < MG_N_KINDS; k++)
-            n[k] += inv->topologies[inv->hosts[h].topology].n[k];
+            mg_add_size(n[k], inv->topologies[inv->hosts[h].topology].n[k], &n[k]);
     c->plan->kind = c->spec->device_kind;
     if (c->plan->kind == MG_KIND_DEFAULT)
         c->plan->kind = n[MG_KIND_GPU] > 0 ? MG_KIND_GPU : MG_KIND_CORE;
@@ -610,7 +623,7 @@ static int check_shape_divides(struct mg_check_run *c)
             infer = i;
             continue;
         }
-        if (!mg_mul64(prod, s->axes[i].size, &prod) || prod > MG_MAX_DEVICES) {
+        if (!mg_mul_size(prod, s->axes[i].size, &prod) || prod > MG_MAX_DEVICES) {
             /* Larger than any inventory: shape-devices says so. */
             prod = INT64_MAX;
             break;
@@ -653,7 +666,7 @@ static int check_shape_devices(struct mg_check_run *c)
     struct mg_buf b;
 
     for (i = 0; i < c->spec->n_axes; i++)
-        if (!mg_mul64(prod, c->plan->size[i], &prod)) {
+        if (!mg_mul_size(prod, c->plan->size[i], &prod)) {
             overflow = 1;
             break;
         }
@@ -686,7 +699,7 @@ static int check_dcn_granules(struct mg_check_run *c)
     if (!c->spec->has_dcn)
         return 1;
     for (i = 0; i < c->spec->n_axes; i++)
-        if (!mg_mul64(prod, c->spec->axes[i].dcn, &prod))
+        if (!mg_mul_size(prod, c->spec->axes[i].dcn, &prod))
             overflow = 1;
     if (!overflow && prod == c->plan->n_granules)
         return 1;
@@ -733,7 +746,7 @@ static int check_ici_devices(struct mg_check_run *c)
     if (!c->spec->has_dcn)
         return 1;
     for (i = 0; i < c->spec->n_axes; i++)
-        if (!mg_mul64(prod, c->plan->ici[i], &prod))
+        if (!mg_mul_size(prod, c->plan->ici[i], &prod))
             overflow = 1;
     if (!overflow && prod == c->plan->per_granule)
         return 1;
@@ -774,17 +787,18 @@ static int check_dcn_infer(struct mg_check_run *c)
                 host = 1;
             }
         }
+        int64_t whole;
         c->plan->ici[i] = host;
         c->plan->dcn[i] = c->plan->size[i] / host;
-        if (c->plan->ici[i] * c->plan->dcn[i] != c->plan->size[i])
+        if (!mg_mul_size(c->plan->ici[i], c->plan->dcn[i], &whole) || whole != c->plan->size[i])
             prod = -1;
         else if (prod >= 0)
-            mg_mul64(prod, host, &prod);
+            mg_mul_size(prod, host, &prod);
     }
     if (prod == c->plan->per_granule) {
         int64_t dprod = 1;
         for (i = 0; i < c->spec->n_axes; i++)
-            dprod *= c->plan->dcn[i];
+            mg_mul_size(dprod, c->plan->dcn[i], &dprod);
         if (dprod == c->plan->n_granules)
             return 1;
     }
@@ -806,9 +820,12 @@ static int check_sharding_divides(struct mg_check_run *c)
         if (!sh->has_shape)
             continue;
         for (d = 0; d < sh->n_dims && d < sh->shape_n; d++) {
+            /* Distinct axes (sharding-axis-unique ran first) multiply to at
+             * most the device count; the product saturates all the same. */
             int64_t shards = 1;
             for (k = 0; k < sh->dims[d].n_axes; k++)
-                shards *= c->plan->size[mg_axis_lookup(c->spec, sh->dims[d].axes[k])];
+                mg_mul_size(shards, c->plan->size[mg_axis_lookup(c->spec, sh->dims[d].axes[k])],
+                            &shards);
             if (sh->shape[d] % shards != 0) {
                 mg_error(c->diags, MG_CHK_SHARDING_DIVIDES, sh->shape_at[d],
                          "sharding '%s': dimension %d of size %lld is not divisible by its "

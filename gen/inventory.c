@@ -13,6 +13,7 @@
  * calls this one), of libyaml (it reads struct mg_node) or of mesh specs.
  */
 #include "io.h"
+#include "mesh_math.h"
 #include "node.h"
 
 #include <inttypes.h>
@@ -297,7 +298,7 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
     groups = mg_alloc_array(c->a, hosts->n, sizeof *groups);
     for (i = 0; i < hosts->n; i++) {
         mg_read_group(c, &groups[i], hosts->items[i], i);
-        total += groups[i].n_names;
+        mg_add_size(total, groups[i].n_names, &total);
         if (total > MG_MAX_HOSTS) {
             mg_error(c->d, MG_CHK_INVENTORY_HOST_COUNT, groups[i].at,
                      "hosts[%zu].names: found %" PRId64 " hosts up to here, expected at most %d "

@@ -189,7 +189,7 @@ static void mg_plan_shardings(struct mg_arena *a, struct mg_plan *p, const struc
                 for (k = 0; k < sh->dims[d].n_axes; k++) {
                     int ax = mg_axis_of(p, sh->dims[d].axes[k]);
                     ps->axes[d][ps->n_axes[d]++] = ax;
-                    ps->shards[d] *= p->size[ax];
+                    mg_mul_size(ps->shards[d], p->size[ax], &ps->shards[d]);
                 }
             }
             if (sh->has_shape) {

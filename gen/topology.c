@@ -16,6 +16,7 @@
  * never the reverse), mesh specs, plans or emitted C.
  */
 #include "io.h"
+#include "mesh_math.h"
 #include "sha256.h"
 
 #include <errno.h>
@@ -367,10 +368,10 @@ static void mg_extract(struct mg_arena *a, struct mg_diags *d, struct mg_mark at
 /* The product of the arities in a synthetic description ("pack:2 core:4
  * pu:2" -> 16; attributes in parentheses skipped), which bounds the PUs it
  * asks for; or -1 when it exceeds MG_SYNTHETIC_MAX_LEAVES. */
-static long mg_synthetic_leaves(const char *desc)
+static int64_t mg_synthetic_leaves(const char *desc)
 {
     const char *p = desc;
-    long product = 1;
+    int64_t product = 1;
     int paren = 0;
 
     while (*p) {
@@ -380,11 +381,11 @@ static long mg_synthetic_leaves(const char *desc)
         } else if (*p == ')') {
             paren -= paren > 0;
         } else if (!paren && starts && *p >= '0' && *p <= '9') {
-            long v = 0;
+            int64_t v = 0;
             for (; *p >= '0' && *p <= '9'; p++)
                 if (v <= MG_SYNTHETIC_MAX_LEAVES)
                     v = v * 10 + (*p - '0');
-            if (v > MG_SYNTHETIC_MAX_LEAVES || (product *= v) > MG_SYNTHETIC_MAX_LEAVES)
+            if (!mg_mul_size(product, v, &product) || product > MG_SYNTHETIC_MAX_LEAVES)
                 return -1;
             continue;
         }
