@@ -14,7 +14,6 @@
 #include "plan.h"
 #include "locality.h"
 #include "mesh_math.h"
-#include "sha256.h"
 
 #include <string.h>
 

@@ -17,7 +17,6 @@
  */
 #include "io.h"
 #include "mesh_math.h"
-#include "sha256.h"
 
 #include <errno.h>
 #include <limits.h>

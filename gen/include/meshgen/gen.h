@@ -168,6 +168,13 @@ void mg_warning(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, c
 
 enum mg_diag_format { MG_FORMAT_TEXT, MG_FORMAT_JSON, MG_FORMAT_GITHUB };
 
+/* ---- digests (sha256.c) --------------------------------------------------- */
+
+/* SHA-256 (FIPS 180-4) of len bytes as 64 lower-case hex digits and a NUL:
+ * the digests of topologies and of the resolved mesh. Public so the unit
+ * tests can hold it to the standard's test vectors. */
+void mg_sha256_hex(const void *data, size_t len, char out[65]);
+
 /* ---- enumerations and their words (words.c) ------------------------------ */
 
 /* auto / always / never: --color, --groups. */
