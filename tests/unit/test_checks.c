@@ -3,8 +3,9 @@
  * every entry well formed, the prerequisite graph closed and acyclic, each
  * prerequisite one that a phase runs no later than its dependant, and the
  * table of checks in docs/reference.md equal to the registry both ways
- * (names and severities). A diagnostic takes its name and severity from
- * the registry.
+ * (names and severities); every check a phase runs triggered by a
+ * command-line case. A diagnostic takes its name and severity from the
+ * registry.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <dirent.h>
 
 #include <meshgen/gen.h>
 
@@ -223,6 +226,41 @@ static void test_reference_table(void **state)
     assert_int_equal(n, mg_check_count());
 }
 
+/* Every check a phase runs (check.c's functions) is triggered by a
+ * command-line case (tests/cases, "# error: NAME"): a check declared in the
+ * registry without a function, or never reached, has none. */
+static void test_phase_checks_have_cases(void **state)
+{
+    static char covered[MG_CHK__COUNT];
+    DIR *dir = opendir(MESHGEN_SOURCE_DIR "/tests/cases");
+    struct dirent *e;
+    int i;
+    (void)state;
+
+    assert_non_null(dir);
+    while ((e = readdir(dir)) != NULL) {
+        char path[1024], line[512];
+        FILE *f;
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/tests/cases/%s", MESHGEN_SOURCE_DIR, e->d_name);
+        f = fopen(path, "r");
+        assert_non_null(f);
+        while (fgets(line, sizeof line, f)) {
+            char name[64];
+            int id;
+            if (sscanf(line, "# error: %63[a-z0-9-]", name) == 1 && (id = mg_check_find(name)) >= 0)
+                covered[id] = 1;
+        }
+        fclose(f);
+    }
+    closedir(dir);
+    for (i = 0; i < mg_check_count(); i++)
+        if (mg_check_info((enum mg_check_id)i)->phase != MG_PHASE_LOAD && !covered[i])
+            fail_msg("no case in tests/cases triggers '%s'", mg_check_name((enum mg_check_id)i));
+}
+
 /* A diagnostic's name and severity are the registry's. */
 static void test_diag_from_registry(void **state)
 {
@@ -252,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_entries),
         cmocka_unit_test(test_prerequisite_graph),
         cmocka_unit_test(test_reference_table),
+        cmocka_unit_test(test_phase_checks_have_cases),
         cmocka_unit_test(test_diag_from_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
