@@ -375,7 +375,8 @@ static void check_generated_pair(const char *dir, const char *base)
     snprintf(path, sizeof path, "%s/%s", dir, base);
     h = read_source_file(path);
     assert_int_equal(number_after(h, "#elif MESHGEN_ABI != ", path), MESHGEN_ABI);
-    assert_int_equal(number_after(h, "MESHGEN_VERSION_NUMBER < ", path), MESHGEN_VERSION_NUMBER);
+    assert_int_equal(number_after(h, "MESHGEN_VERSION_NUMBER < ", path),
+                     MESHGEN_MIN_RUNTIME_VERSION);
     assert_int_equal(number_after(h, "#elif ", path), MESHGEN_VERSION_NUMBER);
     free(h);
     snprintf(path, sizeof path, "%s/%.*s.c", dir, (int)(strlen(base) - 2), base);
@@ -405,9 +406,14 @@ static void test_version(void **state)
     assert_int_equal(MESHGEN_VERSION_NUMBER, MESHGEN_VERSION_MAJOR * 10000 +
                                                  MESHGEN_VERSION_MINOR * 100 +
                                                  MESHGEN_VERSION_PATCH);
-    /* This runtime reads what the generator of its own version writes. */
+    /* This runtime reads what the generator of its own version writes, and
+     * that generator asks for no newer runtime than this one. */
     assert_true(MESHGEN_MIN_GENERATOR_VERSION <= MESHGEN_VERSION_NUMBER);
     assert_true(MESHGEN_MIN_GENERATOR_VERSION > 0);
+    assert_true(MESHGEN_MIN_RUNTIME_VERSION <= MESHGEN_VERSION_NUMBER);
+    snprintf(numbers, sizeof numbers, "%d.%d.%d", MESHGEN_MIN_RUNTIME_VERSION / 10000,
+             MESHGEN_MIN_RUNTIME_VERSION / 100 % 100, MESHGEN_MIN_RUNTIME_VERSION % 100);
+    assert_string_equal(MESHGEN_MIN_RUNTIME_VERSION_STRING, numbers);
 
     /* Every golden header and source carries this runtime's numbers. */
     goldens = opendir(MESHGEN_SOURCE_DIR "/tests/golden");
