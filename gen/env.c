@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MG_CHECK_ENV "env-process"
-
 static const char *mg_or_empty(const char *s)
 {
     return s ? s : "";
@@ -179,7 +177,7 @@ static void mg_env_process_error(struct mg_diags *d, struct mg_arena *a, struct 
         why = mg_printf(a, "process %d is not below the process count %d", v->q->process,
                         m->n_processes);
     }
-    mg_error(d, MG_CHECK_ENV, at, "cannot tell which process this is: %s%s", why, hint);
+    mg_error(d, MG_CHK_ENV_PROCESS, at, "cannot tell which process this is: %s%s", why, hint);
 }
 
 /* ---- the variables ----------------------------------------------------------- */
@@ -274,7 +272,7 @@ int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan 
     v.q = q;
     rc = meshgen_mesh_check(m);
     if (rc != MESHGEN_OK) {
-        mg_error(d, MG_CHECK_ENV, at, "internal error: the model's tables fail the check: %s",
+        mg_error(d, MG_CHK_ENV_PROCESS, at, "internal error: the model's tables fail the check: %s",
                  meshgen_strerror(rc));
         return -1;
     }
@@ -284,8 +282,8 @@ int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan 
         char name[256];
         int host = meshgen_host_from_vars(m, mg_env_get, &v, name, sizeof name);
         if (host >= 0 && host != p->processes[process].host) {
-            mg_error(d, MG_CHECK_ENV, at, "process %d runs on host %s, not on %s", (int)process,
-                     mg_show(a, p->inv->hosts[p->processes[process].host].name),
+            mg_error(d, MG_CHK_ENV_PROCESS, at, "process %d runs on host %s, not on %s",
+                     (int)process, mg_show(a, p->inv->hosts[p->processes[process].host].name),
                      mg_show(a, q->host));
             return -1;
         }
