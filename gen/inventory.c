@@ -292,7 +292,7 @@ static void mg_templates(struct mg_inv_ctx *c)
             continue;
         cleared = mg_topology_make_template(&inv->topologies[t]);
         if (cleared)
-            mg_warning(c->d, MG_CHK_INVENTORY_UUID, c->topo_at[t],
+            mg_warning(c->d, MG_CHK_INVENTORY_TEMPLATE, c->topo_at[t],
                        "%s: %s is shared by %d hosts, so it is a template: its %d GPU UUIDs "
                        "belong to the machine it was exported from and are left out, and these "
                        "hosts' GPUs are named by index; give each host its own snapshot "

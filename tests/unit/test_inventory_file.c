@@ -588,9 +588,10 @@ static void test_template_drops_uuids(void **state)
     assert_int_equal(inv->n_topologies, 1);
     for (i = 0; i < 2; i++)
         assert_string_equal(inv->topologies[0].devs[MG_KIND_GPU][i].uuid, "");
-    g = find_check(&f->diags, "inventory-uuid");
+    assert_null(find_check(&f->diags, "inventory-uuid"));
+    g = find_check(&f->diags, "inventory-template");
     assert_non_null(g);
-    assert_int_equal(g->severity, MG_SEV_WARNING);
+    assert_int_equal(g->severity, MG_SEV_NOTE);
     assert_int_equal(g->at.line, 6);
     expect_message(g, "shared by 2 hosts");
     expect_message(g, "its 2 GPU UUIDs");
