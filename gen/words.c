@@ -23,6 +23,7 @@ static const struct mg_word mg_kinds[] = {
     [MG_KIND_NUMA] = {"numa", "MESHGEN_KIND_NUMA"},
     [MG_KIND_PACKAGE] = {"package", "MESHGEN_KIND_PACKAGE"},
     [MG_KIND_PU] = {"pu", "MESHGEN_KIND_PU"},
+    [MG_KIND_TPU] = {"tpu", "MESHGEN_KIND_TPU"},
 };
 _Static_assert(sizeof mg_kinds / sizeof mg_kinds[0] == MG_N_KINDS, "a word for every kind");
 const struct mg_words mg_kind_words = {mg_kinds, MG_COUNT(mg_kinds)};
@@ -37,8 +38,16 @@ const struct mg_words mg_axis_type_words = {mg_axis_types, MG_COUNT(mg_axis_type
 static const struct mg_word mg_orders[] = {
     [MG_ORDER_LOCALITY] = {"locality", NULL},
     [MG_ORDER_INVENTORY] = {"inventory", NULL},
+    [MG_ORDER_TORUS] = {"torus", NULL},
 };
 const struct mg_words mg_order_words = {mg_orders, MG_COUNT(mg_orders)};
+
+static const struct mg_word mg_tpu_methods[] = {
+    [MG_TPU_HANDLER] = {"handler", NULL},
+    [MG_TPU_TORUS] = {"torus", NULL},
+    [MG_TPU_SPLIT] = {"split", NULL},
+};
+const struct mg_words mg_tpu_method_words = {mg_tpu_methods, MG_COUNT(mg_tpu_methods)};
 
 static const struct mg_word mg_process_modes[] = {
     [MESHGEN_PROCESSES_HOST] = {"host", "MESHGEN_PROCESSES_HOST"},
@@ -76,11 +85,17 @@ const struct mg_words mg_when_words = {mg_whens, MG_COUNT(mg_whens)};
 static const struct mg_word mg_commands[] = {
     [MG_CMD_VALIDATE] = {"validate", NULL},   [MG_CMD_GENERATE] = {"generate", NULL},
     [MG_CMD_RESOLVE] = {"resolve", NULL},     [MG_CMD_SHOW] = {"show", NULL},
-    [MG_CMD_INVENTORY] = {"inventory", NULL},
+    [MG_CMD_INVENTORY] = {"inventory", NULL}, [MG_CMD_ENV] = {"env", NULL},
 };
 _Static_assert(sizeof mg_commands / sizeof mg_commands[0] == MG_N_COMMANDS,
                "a word for every command");
 const struct mg_words mg_command_words = {mg_commands, MG_COUNT(mg_commands)};
+
+static const struct mg_word mg_env_formats[] = {
+    [MG_ENV_SH] = {"sh", NULL},
+    [MG_ENV_JSON] = {"json", NULL},
+};
+const struct mg_words mg_env_format_words = {mg_env_formats, MG_COUNT(mg_env_formats)};
 
 const char *mg_word(const struct mg_words *words, int value)
 {

@@ -310,6 +310,41 @@ static void test_verify_cpu_kind(void **state)
     assert_string_equal(report, "device 0: cpuset 0-1 expected, " CPUS0 " found");
 }
 
+/* A TPU mesh cannot be verified: hwloc does not see TPU chips. Its host is
+ * still identified first. */
+static void test_verify_tpu(void **state)
+{
+    static const struct meshgen_device_info tpu[2] = {
+        {.kind = MESHGEN_KIND_TPU,
+         .os_index = -1,
+         .numa = -1,
+         .pci = "",
+         .vendor = "Google",
+         .model = "TPU v5 lite",
+         .uuid = "",
+         .cpuset = "",
+         .coords = {0, 0, 0}},
+        {.kind = MESHGEN_KIND_TPU,
+         .os_index = -1,
+         .numa = -1,
+         .pci = "",
+         .vendor = "Google",
+         .model = "TPU v5 lite",
+         .uuid = "",
+         .cpuset = "",
+         .coords = {1, 0, 0}},
+    };
+    struct one_host s;
+    char report[256];
+
+    (void)state;
+    one_host_init(&s, POWER8_HOST, MESHGEN_KIND_TPU, tpu, 2);
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_UNSUPPORTED);
+    assert_string_equal(report,
+                        "hwloc does not discover TPU devices; a TPU mesh cannot be verified");
+}
+
 static void test_verify_gpu_removed(void **state)
 {
     char *xml = slurp(POWER8_XML);
@@ -394,7 +429,10 @@ static void test_verify_uuid_and_report_cap(void **state)
 
     (void)state;
     power8_init(&s);
+    /* No UUID in the tables (a template's): nothing to compare. */
     s.devices[3].uuid = "";
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, NULL, 0), MESHGEN_OK);
+    s.devices[3].uuid = "GPU-00000000-0000-0000-0000-000000000000";
     memset(report, 'x', sizeof report);
     assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
                      MESHGEN_ERR_MISMATCH);
@@ -667,6 +705,14 @@ static void test_env_cuda_uuid_and_index(void **state)
     s.devices[0].uuid = "MIG-0c1dd3e2-0a45-5b1d-8a2d-4e8f6e8d1a11";
     assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES),
                         "MIG-0c1dd3e2-0a45-5b1d-8a2d-4e8f6e8d1a11");
+    /* A UUID that would add an entry to the list (or break a shell word)
+     * is not taken: the index instead, never "GPU-aaaa,1". */
+    s.devices[0].uuid = "GPU-aaaa,1";
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "0");
+    s.devices[0].uuid = "GPU-aa aa";
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "0");
+    s.devices[0].uuid = "MIG-GPU-77bf6b9a/1/0";
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "MIG-GPU-77bf6b9a/1/0");
 }
 
 static void test_env_rocr_uuid(void **state)
@@ -789,6 +835,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verify_match),
         cmocka_unit_test(test_verify_cpu_kind),
+        cmocka_unit_test(test_verify_tpu),
         cmocka_unit_test(test_verify_gpu_removed),
         cmocka_unit_test(test_verify_extra_device),
         cmocka_unit_test(test_verify_model_changed),
