@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE /* getopt_long */
 #include <meshgen/gen.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -266,7 +267,7 @@ static int mg_find_command(int argc, char **argv, int *code)
     return cmd;
 }
 
-int main(int argc, char **argv)
+static int mg_main(int argc, char **argv)
 {
     struct mg_opts o;
     int cmd, ch, code;
@@ -286,4 +287,22 @@ int main(int argc, char **argv)
     if (code >= 0)
         return code;
     return mg_run_command((enum mg_command)cmd, &o, argc - optind, argv + optind);
+}
+
+/* Whatever went to stdout (help, the version, a command's result) must
+ * have arrived: a stream that could not be written is an I/O error, exit 2
+ * with a message, never a silent success. A run that already failed with
+ * exit 2 has said why. */
+int main(int argc, char **argv)
+{
+    int code = mg_main(argc, argv), err;
+
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return code;
+    err = errno;
+    if (code != MG_EXIT_USAGE)
+        fprintf(stderr, "meshgen: error: cannot write the output: %s\n",
+                err ? strerror(err) : "write error");
+    return MG_EXIT_USAGE;
 }

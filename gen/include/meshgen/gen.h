@@ -110,7 +110,8 @@ struct mg_diags {
     struct mg_diag *items;
     int n, cap;
     int n_errors;
-    int dropped; /* past MG_MAX_ERRORS */
+    int dropped;   /* past MG_MAX_ERRORS */
+    int io_errors; /* inputs that could not be read: exit 2, not 1 */
 };
 
 void mg_diags_init(struct mg_diags *d, struct mg_arena *a);
