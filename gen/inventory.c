@@ -60,6 +60,8 @@ struct mg_inv_ctx {
     struct mg_inventory *inv;
     struct mg_topo_slot *slots; /* open addressing, power-of-two size */
     size_t mask;
+    int64_t devices; /* hosts x their most numerous kind, up to here */
+    int refused;     /* inventory-device-count: read no further */
 };
 
 /* ---- topologies ---------------------------------------------------------------- */
@@ -160,6 +162,40 @@ static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
 
 /* ---- host groups ----------------------------------------------------------------- */
 
+/* Counts a group's devices (its hosts times per_host, the most numerous
+ * kind of its topology) before any host is built, and a synthetic
+ * topology's before it is loaded, from its description: an inventory holds
+ * at most MG_MAX_DEVICES devices of any one kind, so one of 2^33 devices is
+ * refused at once rather than after it was built. Returns 0 after
+ * reporting. */
+static int mg_count_devices(struct mg_inv_ctx *c, const struct mg_group *g, int64_t per_host,
+                            const char *where)
+{
+    if (per_host <= 0 || g->n_names <= 0)
+        return 1;
+    /* At most 2^20 hosts, each of at most MG_MAX_DEVICES: no overflow. */
+    c->devices += (int64_t)g->n_names * (per_host > MG_MAX_DEVICES ? MG_MAX_DEVICES + 1 : per_host);
+    if (c->devices <= MG_MAX_DEVICES)
+        return 1;
+    mg_error(c->d, "inventory-device-count", g->at,
+             "%s.names: %d hosts of %" PRId64 " devices each make %" PRId64
+             " devices in the inventory up to here, expected at most %d of any one kind",
+             where, g->n_names, per_host, c->devices, MG_MAX_DEVICES);
+    c->refused = 1;
+    return 0;
+}
+
+/* The most numerous kind of a loaded topology. */
+static int64_t mg_topology_devices(const struct mg_topology *t)
+{
+    int64_t most = 0;
+    int k;
+    for (k = 0; k < MG_N_KINDS; k++)
+        if (t->n[k] > most)
+            most = t->n[k];
+    return most;
+}
+
 static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct mg_node *n,
                           size_t idx)
 {
@@ -191,7 +227,12 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
     }
     if (v[MG_GK_SLICE])
         mg_get_string(c->d, v[MG_GK_SLICE], mg_printf(c->a, "%s.slice", where), -1, &g->slice);
+    if (v[MG_GK_SYNTHETIC] && !v[MG_GK_TOPOLOGY] && v[MG_GK_SYNTHETIC]->kind == MG_NODE_SCALAR &&
+        !mg_count_devices(c, g, mg_synthetic_leaves(v[MG_GK_SYNTHETIC]->value), where))
+        return;
     g->topology = mg_group_topology(c, n, v[MG_GK_TOPOLOGY], v[MG_GK_SYNTHETIC], where);
+    if (g->topology >= 0 && v[MG_GK_TOPOLOGY])
+        mg_count_devices(c, g, mg_topology_devices(&c->inv->topologies[g->topology]), where);
 }
 
 struct mg_hostref {
@@ -297,6 +338,8 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
     groups = mg_alloc_array(c->a, hosts->n, sizeof *groups);
     for (i = 0; i < hosts->n; i++) {
         mg_read_group(c, &groups[i], hosts->items[i], i);
+        if (c->refused)
+            return;
         total += groups[i].n_names;
         if (total > MG_MAX_HOSTS) {
             mg_error(c->d, "inventory-host-count", groups[i].at,

@@ -371,7 +371,7 @@ static void mg_extract(struct mg_arena *a, struct mg_diags *d, struct mg_mark at
 /* The product of the arities in a synthetic description ("pack:2 core:4
  * pu:2" -> 16; attributes in parentheses skipped), which bounds the PUs it
  * asks for; or -1 when it exceeds MG_SYNTHETIC_MAX_LEAVES. */
-static long mg_synthetic_leaves(const char *desc)
+long mg_synthetic_leaves(const char *desc)
 {
     const char *p = desc;
     long product = 1;

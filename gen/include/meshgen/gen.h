@@ -436,6 +436,11 @@ int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text,
  * .yaml or .yml) or else an hwloc XML file. */
 enum mg_source { MG_SOURCE_LIVE, MG_SOURCE_SYNTHETIC, MG_SOURCE_XML, MG_SOURCE_INVENTORY };
 enum mg_source mg_source_kind(const char *source);
+/* The objects a synthetic description ("pack:2 core:4 pu:2", without the
+ * "synthetic:" prefix) asks for at its lowest level, from the text alone,
+ * so a count can be refused before anything is built; -1 past the limit
+ * mg_topology_load enforces. */
+long mg_synthetic_leaves(const char *desc);
 /*
  * Loads one topology into *t. source is an hwloc XML path (as it should be
  * opened; read as XML whatever its name), "synthetic:<description>" or
