@@ -2,8 +2,9 @@
  * All of the generator's file handling: one bounded reader for every input,
  * the path arithmetic the inputs need (a file's directory, a path named
  * relative to a file, the form of a path that output may show), and the
- * writers: atomic replacement of a set of files, and checked writes to a
- * stream.
+ * writers: atomic replacement of a set of files (only of those whose bytes
+ * change, so that a build tool sees an unchanged output as up to date), and
+ * checked writes to a stream.
  *
  * The reader knows two kinds of input, each with its own size limit and
  * check names (docs/reference.md, "Checks"); every error it reports has one
@@ -504,10 +505,49 @@ out:
     return ok ? 0 : -1;
 }
 
-int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens)
+/* Whether path is a regular file that holds exactly len bytes, data. Any
+ * doubt (cannot open, cannot read) answers no, and the file is written.
+ * O_NONBLOCK: a FIFO is not waited on (it is not a regular file). */
+static int mg_file_equals(const char *path, const char *data, size_t len)
+{
+    char chunk[8192];
+    struct stat st;
+    size_t done = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), same = 0;
+
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uintmax_t)st.st_size != len)
+        goto out;
+    for (;;) {
+        ssize_t got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 || (size_t)got > len - done)
+            goto out;
+        if (got == 0)
+            break;
+        if (memcmp(chunk, data + done, (size_t)got) != 0)
+            goto out;
+        done += (size_t)got;
+    }
+    same = done == len;
+out:
+    close(fd);
+    return same;
+}
+
+/* mg_write_files and mg_write_changed: with only_changed, a regular target
+ * that already holds its bytes is left alone. The comparison is made under
+ * the lock too, so a run never keeps one file of a pair that another run
+ * is replacing. */
+static int mg_write_set(int n, const char *const *paths, const char *const *data,
+                        const size_t *lens, int only_changed)
 {
     char *target[MG_MAX_OUTPUTS] = {0};
-    int direct[MG_MAX_OUTPUTS] = {0}, i, lock = -1, saved, rc = -1;
+    int direct[MG_MAX_OUTPUTS] = {0}, i, m, lock = -1, saved, rc = -1;
+    const char *d[MG_MAX_OUTPUTS];
+    size_t l[MG_MAX_OUTPUTS];
 
     if (n > MG_MAX_OUTPUTS || n < 1) {
         errno = EINVAL;
@@ -519,15 +559,27 @@ int mg_write_files(int n, const char *const *paths, const char *const *data, con
     lock = mg_lock_dir(target[0]);
     if (lock < 0)
         goto out;
-    for (i = 0; i < n; i++)
+    for (i = m = 0; i < n; i++) {
         if (!direct[i])
             mg_clean_stale(target[i]);
-    rc = mg_replace_files(n, target, direct, data, lens);
+        if (only_changed && !direct[i] && mg_file_equals(target[i], data[i], lens[i])) {
+            free(target[i]);
+            continue;
+        }
+        target[m] = target[i];
+        direct[m] = direct[i];
+        d[m] = data[i];
+        l[m] = lens[i];
+        m++;
+    }
+    for (i = m; i < n; i++)
+        target[i] = NULL;
+    rc = mg_replace_files(m, target, direct, d, l);
     /* In place last: nothing goes to a FIFO or device unless the files
      * that are replaced have been. */
-    for (i = 0; rc == 0 && i < n; i++)
+    for (i = 0; rc == 0 && i < m; i++)
         if (direct[i])
-            rc = mg_write_direct(target[i], data[i], lens[i]);
+            rc = mg_write_direct(target[i], d[i], l[i]);
 out:
     saved = errno;
     if (lock >= 0)
@@ -538,9 +590,19 @@ out:
     return rc;
 }
 
+int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens)
+{
+    return mg_write_set(n, paths, data, lens, 0);
+}
+
 int mg_write_atomic(const char *path, const char *data, size_t len)
 {
     return mg_write_files(1, &path, &data, &len);
+}
+
+int mg_write_changed(int n, const char *const *paths, const char *const *data, const size_t *lens)
+{
+    return mg_write_set(n, paths, data, lens, 1);
 }
 
 int mg_write_stream(FILE *out, const char *data, size_t len)
