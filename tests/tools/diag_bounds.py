@@ -73,6 +73,16 @@ def main():
             elif any(ln.startswith("::error file=x") for ln in lines) or \
                     (fmt == "text" and any(ln.startswith("::") for ln in lines)):
                 fails.append(f"{fmt}: a workflow command was injected: {lines}")
+        # Usage errors echo the command line the same way.
+        for args, want in (([evil], "unknown command 'evil\\x0a::error file=x::pwned\\x0d"),
+                           (["resolve", "--format", "x" * 100_000], "x" * 200 + "..."),
+                           (["resolve", "--" + "y" * 1000], "--" + "y" * 198 + "...'")):
+            p = subprocess.run([meshgen] + args, capture_output=True, timeout=60)
+            err = p.stderr.decode("utf-8", "replace")
+            if p.returncode != 2 or want not in err or any(
+                    ln.startswith("::") for ln in err.splitlines()) or len(err) > 4000:
+                fails.append(f"usage error for {args[0][:20]!r}...: exit {p.returncode}, "
+                             f"{err[:300]!r}")
     for f in fails:
         print("FAIL:", f)
     print(f"diag_bounds: {len(fails)} failures")
