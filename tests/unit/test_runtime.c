@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <meshgen/meshgen.h>
@@ -80,6 +81,56 @@ static const struct meshgen_host hosts_2x8[2] = {
 static const struct meshgen_process procs_per_device16[16] = {
     {0, 0, 1}, {0, 1, 1}, {0, 2, 1},  {0, 3, 1},  {0, 4, 1},  {0, 5, 1},  {0, 6, 1},  {0, 7, 1},
     {1, 8, 1}, {1, 9, 1}, {1, 10, 1}, {1, 11, 1}, {1, 12, 1}, {1, 13, 1}, {1, 14, 1}, {1, 15, 1},
+};
+
+/* ---- a TPU tray: one host of four v5e chips, 2x2, a ring 0 1 3 2 ----------------------- */
+
+#define TPU(x, y)                                                                                  \
+    {                                                                                              \
+        .kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google",       \
+        .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {(x), (y), 0},                 \
+        .core_on_chip = 0                                                                          \
+    }
+
+static const struct meshgen_device_info tpu4_devices[4] = {TPU(0, 0), TPU(1, 0), TPU(0, 1),
+                                                           TPU(1, 1)};
+static const struct meshgen_host_template tpu4_template[1] = {{4, tpu4_devices}};
+static const struct meshgen_host tpu_hosts[1] = {{.name = "t1v-n-0",
+                                                  .slice = "slice0",
+                                                  .granule = 0,
+                                                  .template_index = 0,
+                                                  .first_device = 0,
+                                                  .n_devices = 4}};
+static const struct meshgen_axis tpu_axes[1] = {{"ring", 4, 4, 1, MESHGEN_AXIS_EXPLICIT}};
+static const int32_t tpu_ring[4] = {0, 1, 3, 2};
+static const struct meshgen_process tpu_processes[1] = {{0, 0, 4}};
+
+static const struct meshgen_mesh tpu_mesh = {
+    .magic = MESHGEN_MAGIC,
+    .abi = MESHGEN_ABI,
+    .name = "tpu",
+    .generator_version = MESHGEN_VERSION_STRING,
+    .digest = "sha256:0",
+    .n_axes = 1,
+    .axes = tpu_axes,
+    .device_kind = MESHGEN_KIND_TPU,
+    .n_devices = 4,
+    .n_inventory_devices = 4,
+    .n_templates = 1,
+    .templates = tpu4_template,
+    .n_hosts = 1,
+    .hosts = tpu_hosts,
+    .n_granules = 1,
+    .mesh_devices = tpu_ring,
+    .device_index = tpu_ring,
+    .process_mode = MESHGEN_PROCESSES_HOST,
+    .n_processes = 1,
+    .processes = tpu_processes,
+    .n_process_devices = 4,
+    .process_devices = identity16,
+    .mpmd_axis = -1,
+    .n_shardings = 0,
+    .shardings = NULL,
 };
 
 /* ---- mesh (pp=4, dp=2, tp=2) over devices 0..15 in order --------------------------- */
@@ -313,7 +364,7 @@ static const struct meshgen_mesh xy_mesh = {
 
 static void test_strerror_every_code(void **state)
 {
-    const char *text[22];
+    const char *text[23];
     const char *unknown = meshgen_strerror(1);
     int i, j;
 
@@ -326,18 +377,118 @@ static void test_strerror_every_code(void **state)
         for (j = 0; j < i; j++)
             assert_string_not_equal(text[i], text[j]);
     }
-    /* -21 is the last code; past it, and far past it, the text is generic. */
-    assert_int_equal(MESHGEN_ERR_PROCESS_COUNT, -(COUNT(text) - 1));
+    /* -22 is the last code; past it, and far past it, the text is generic. */
+    assert_int_equal(MESHGEN_ERR_NOT_TPU, -(COUNT(text) - 1));
     assert_non_null(unknown);
-    assert_string_equal(meshgen_strerror(-22), unknown);
+    assert_string_equal(meshgen_strerror(-23), unknown);
     assert_string_equal(meshgen_strerror(INT_MIN), unknown);
     assert_string_equal(meshgen_strerror(INT_MAX), unknown);
 }
 
+/* The whole of a small file under the source tree, NUL-terminated. */
+static char *read_source_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text;
+    long n;
+
+    if (!f)
+        fail_msg("cannot open %s", path);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    assert_true(n > 0);
+    rewind(f);
+    text = calloc((size_t)n + 1, 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return text;
+}
+
+/* The integer after the first occurrence of `key` in text. */
+static long number_after(const char *text, const char *key, const char *file)
+{
+    const char *p = strstr(text, key);
+    if (!p)
+        fail_msg("%s has no '%s'", file, key);
+    return strtol(p + strlen(key), NULL, 10);
+}
+
+/* The version guards and ABI word of one golden's generated pair, against
+ * this runtime's: a golden from another generator, or a runtime whose
+ * constants moved without the generator, differs here. */
+static void check_generated_pair(const char *dir, const char *base)
+{
+    char path[1024];
+    char *h, *c, want[64];
+
+    snprintf(path, sizeof path, "%s/%s", dir, base);
+    h = read_source_file(path);
+    assert_int_equal(number_after(h, "#elif MESHGEN_ABI != ", path), MESHGEN_ABI);
+    assert_int_equal(number_after(h, "MESHGEN_VERSION_NUMBER < ", path),
+                     MESHGEN_MIN_RUNTIME_VERSION);
+    assert_int_equal(number_after(h, "#elif ", path), MESHGEN_VERSION_NUMBER);
+    free(h);
+    snprintf(path, sizeof path, "%s/%.*s.c", dir, (int)(strlen(base) - 2), base);
+    c = read_source_file(path);
+    assert_non_null(strstr(c, ".abi = MESHGEN_ABI,"));
+    assert_non_null(strstr(c, ".magic = MESHGEN_MAGIC,"));
+    snprintf(want, sizeof want, ".generator_version = \"%s\",", meshgen_version());
+    if (!strstr(c, want))
+        fail_msg("%s does not hold %s", path, want);
+    free(c);
+}
+
 static void test_version(void **state)
 {
+    char numbers[64];
+    DIR *goldens;
+    struct dirent *e;
+    int pairs = 0;
     (void)state;
-    assert_string_equal(meshgen_version(), MESHGEN_VERSION_STRING);
+
+    /* The runtime's version is the project's (CMakeLists.txt, project()),
+     * and its parts make up both the string and the number. */
+    assert_string_equal(meshgen_version(), MESHGEN_PROJECT_VERSION);
+    snprintf(numbers, sizeof numbers, "%d.%d.%d", MESHGEN_VERSION_MAJOR, MESHGEN_VERSION_MINOR,
+             MESHGEN_VERSION_PATCH);
+    assert_string_equal(meshgen_version(), numbers);
+    assert_int_equal(MESHGEN_VERSION_NUMBER, MESHGEN_VERSION_MAJOR * 10000 +
+                                                 MESHGEN_VERSION_MINOR * 100 +
+                                                 MESHGEN_VERSION_PATCH);
+    /* This runtime reads what the generator of its own version writes, and
+     * that generator asks for no newer runtime than this one. */
+    assert_true(MESHGEN_MIN_GENERATOR_VERSION <= MESHGEN_VERSION_NUMBER);
+    assert_true(MESHGEN_MIN_GENERATOR_VERSION > 0);
+    assert_true(MESHGEN_MIN_RUNTIME_VERSION <= MESHGEN_VERSION_NUMBER);
+    snprintf(numbers, sizeof numbers, "%d.%d.%d", MESHGEN_MIN_RUNTIME_VERSION / 10000,
+             MESHGEN_MIN_RUNTIME_VERSION / 100 % 100, MESHGEN_MIN_RUNTIME_VERSION % 100);
+    assert_string_equal(MESHGEN_MIN_RUNTIME_VERSION_STRING, numbers);
+
+    /* Every golden header and source carries this runtime's numbers. */
+    goldens = opendir(MESHGEN_SOURCE_DIR "/tests/golden");
+    assert_non_null(goldens);
+    while ((e = readdir(goldens)) != NULL) {
+        char dir[768];
+        DIR *expected;
+        struct dirent *f;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(dir, sizeof dir, "%s/tests/golden/%s/expected", MESHGEN_SOURCE_DIR, e->d_name);
+        expected = opendir(dir);
+        if (!expected)
+            continue;
+        while ((f = readdir(expected)) != NULL) {
+            size_t n = strlen(f->d_name);
+            if (n > 7 && strcmp(f->d_name + n - 7, "_mesh.h") == 0) {
+                check_generated_pair(dir, f->d_name);
+                pairs++;
+            }
+        }
+        closedir(expected);
+    }
+    closedir(goldens);
+    assert_true(pairs >= 5);
 }
 
 /* ---- meshgen_mesh_check --------------------------------------------------------------- */
@@ -742,6 +893,7 @@ static void test_every_function_rejects_unusable_mesh(void **state)
     int32_t coords[MESHGEN_MAX_AXES] = {0}, out[8], process;
     int64_t start[2], size[2];
     char name[16];
+    int xyz[3];
     int i;
 
     (void)state;
@@ -761,6 +913,7 @@ static void test_every_function_rejects_unusable_mesh(void **state)
         assert_int_equal(meshgen_coords_of(m, 0, coords), e);
         assert_int_equal(meshgen_device_host(m, 0), e);
         assert_null(meshgen_device_info(m, 0));
+        assert_int_equal(meshgen_device_coords(m, 0, xyz, NULL), e);
         assert_int_equal(meshgen_axes_mask(m, "x"), e);
         assert_int_equal(meshgen_group(m, 0, 1, out, 8), e);
         assert_int_equal(meshgen_group_index(m, 0, 1, NULL), e);
@@ -890,6 +1043,28 @@ static void test_device_at_coords_of_errors(void **state)
 }
 
 /* Host lookup over hosts that share a template, with a host of no devices. */
+/* meshgen_device_coords: a TPU device's chip and core, as the tables hold
+ * them; an error, and nothing written, for anything else. */
+static void test_device_coords(void **state)
+{
+    int c[3] = {-1, -1, -1}, core = -1;
+
+    (void)state;
+    assert_int_equal(meshgen_mesh_check(&tpu_mesh), MESHGEN_OK);
+    assert_int_equal(meshgen_device_coords(&tpu_mesh, 3, c, &core), MESHGEN_OK);
+    assert_int_equal(c[0] * 100 + c[1] * 10 + c[2], 110);
+    assert_int_equal(core, 0);
+    assert_int_equal(meshgen_device_coords(&tpu_mesh, 2, c, NULL), MESHGEN_OK);
+    assert_int_equal(c[0] * 100 + c[1] * 10 + c[2], 10);
+    c[0] = c[1] = c[2] = core = -1;
+    assert_int_equal(meshgen_device_coords(&tpu_mesh, 4, c, &core), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_coords(&tpu_mesh, -1, c, &core), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_coords(&tpu_mesh, 0, NULL, &core), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_device_coords(&ppdptp_mesh, 0, c, &core), MESHGEN_ERR_NOT_TPU);
+    assert_int_equal(meshgen_device_coords(NULL, 0, c, &core), MESHGEN_ERR_NULL);
+    assert_int_equal(c[0] + c[1] + c[2] + core, -4);
+}
+
 static void test_device_host_and_info(void **state)
 {
     static const int host_of[6] = {0, 0, 0, 2, 2, 2};
@@ -2174,6 +2349,7 @@ int main(void)
         cmocka_unit_test(test_device_at_coords_of_round_trip),
         cmocka_unit_test(test_device_at_coords_of_errors),
         cmocka_unit_test(test_device_host_and_info),
+        cmocka_unit_test(test_device_coords),
         cmocka_unit_test(test_axes_mask),
         cmocka_unit_test(test_reference_groups_pp_dp_tp),
         cmocka_unit_test(test_group_empty_full_and_multi_axis),

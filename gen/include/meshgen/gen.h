@@ -96,9 +96,52 @@ struct mg_mark {
 
 enum mg_severity { MG_SEV_ERROR, MG_SEV_WARNING, MG_SEV_NOTE };
 
-struct mg_diag {
+/* The stage that reports a check: the readers, or one of the phases the
+ * compile stage runs (check.c). */
+enum mg_phase {
+    MG_PHASE_LOAD,      /* reading: files, YAML, keys and types, inventories */
+    MG_PHASE_SPEC,      /* the spec alone */
+    MG_PHASE_INVENTORY, /* the spec against the inventory */
+    MG_PHASE_PLAN       /* the spec against the assignment */
+};
+
+/* Every diagnostic meshgen can emit, one value per line of gen/checks.def
+ * (the registry: name, phase, severity, doc, prerequisites). Diagnostics
+ * are reported by these values, never by a name string, so a misspelt
+ * check does not compile. */
+enum mg_check_id {
+#define MG_CHECK(id, name, phase, severity, doc, prereqs) id,
+#include "../../checks.def"
+#undef MG_CHECK
+    MG_CHK__COUNT
+};
+
+/* Prerequisites per check, at most. */
+#define MG_CHECK_MAX_PREREQS 4
+
+/* One entry of the registry, read-only. */
+struct mg_check_info {
+    const char *name; /* stable, e.g. "axis-name-unique" */
+    enum mg_phase phase;
     enum mg_severity severity;
-    const char *check; /* stable name, e.g. "axis-name-unique" */
+    const char *doc; /* one line: what the check refuses */
+    int n_prereqs;
+    const enum mg_check_id *prereqs; /* n_prereqs checks that must pass first */
+};
+
+/* The number of checks, MG_CHK__COUNT; ids are 0 to that minus one. */
+int mg_check_count(void);
+/* The registry entry of a check; NULL for an id out of range. */
+const struct mg_check_info *mg_check_info(enum mg_check_id id);
+/* The name of a check ("?" for an id out of range). */
+const char *mg_check_name(enum mg_check_id id);
+/* The id of a check by name; -1 if there is none. */
+int mg_check_find(const char *name);
+
+struct mg_diag {
+    enum mg_severity severity; /* the registry's for the check */
+    enum mg_check_id id;
+    const char *check; /* its stable name, e.g. "axis-name-unique" */
     struct mg_mark at;
     struct mg_mark related; /* e.g. "first defined here"; file NULL if none */
     const char *related_msg;
@@ -115,14 +158,23 @@ struct mg_diags {
 };
 
 void mg_diags_init(struct mg_diags *d, struct mg_arena *a);
-void mg_error(struct mg_diags *d, const char *check, struct mg_mark at, const char *fmt, ...)
+/* Reports a check registered as an error (mg_error, mg_error_rel) or as a
+ * warning (mg_warning); the severity recorded is the registry's. */
+void mg_error(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)
     MG_PRINTF(4, 5);
-void mg_error_rel(struct mg_diags *d, const char *check, struct mg_mark at, struct mg_mark rel,
+void mg_error_rel(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, struct mg_mark rel,
                   const char *rel_msg, const char *fmt, ...) MG_PRINTF(6, 7);
-void mg_warning(struct mg_diags *d, const char *check, struct mg_mark at, const char *fmt, ...)
+void mg_warning(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)
     MG_PRINTF(4, 5);
 
 enum mg_diag_format { MG_FORMAT_TEXT, MG_FORMAT_JSON, MG_FORMAT_GITHUB };
+
+/* ---- digests (sha256.c) --------------------------------------------------- */
+
+/* SHA-256 (FIPS 180-4) of len bytes as 64 lower-case hex digits and a NUL:
+ * the digests of topologies and of the resolved mesh. Public so the unit
+ * tests can hold it to the standard's test vectors. */
+void mg_sha256_hex(const void *data, size_t len, char out[65]);
 
 /* ---- enumerations and their words (words.c) ------------------------------ */
 
@@ -152,15 +204,16 @@ struct mg_words {
     int n;
 };
 
-extern const struct mg_words mg_kind_words;      /* enum meshgen_kind: gpu, core, ... */
-extern const struct mg_words mg_axis_type_words; /* enum meshgen_axis_type */
-extern const struct mg_words mg_order_words;     /* enum mg_order */
-extern const struct mg_words mg_process_words;   /* enum meshgen_process_mode */
-extern const struct mg_words mg_granule_words;   /* enum mg_granule */
-extern const struct mg_words mg_severity_words;  /* enum mg_severity */
-extern const struct mg_words mg_format_words;    /* enum mg_diag_format */
-extern const struct mg_words mg_when_words;      /* enum mg_when */
-extern const struct mg_words mg_command_words;   /* enum mg_command */
+extern const struct mg_words mg_kind_words;       /* enum meshgen_kind: gpu, core, ... */
+extern const struct mg_words mg_axis_type_words;  /* enum meshgen_axis_type */
+extern const struct mg_words mg_order_words;      /* enum mg_order */
+extern const struct mg_words mg_tpu_method_words; /* enum mg_tpu_method (resolve's "tpu") */
+extern const struct mg_words mg_process_words;    /* enum meshgen_process_mode */
+extern const struct mg_words mg_granule_words;    /* enum mg_granule */
+extern const struct mg_words mg_severity_words;   /* enum mg_severity */
+extern const struct mg_words mg_format_words;     /* enum mg_diag_format */
+extern const struct mg_words mg_when_words;       /* enum mg_when */
+extern const struct mg_words mg_command_words;    /* enum mg_command */
 
 /* The word of a value; "unknown" outside the table. */
 const char *mg_word(const struct mg_words *words, int value);
@@ -198,11 +251,17 @@ enum mg_kind_sel {
     MG_KIND_CORE = MESHGEN_KIND_CORE,
     MG_KIND_NUMA = MESHGEN_KIND_NUMA,
     MG_KIND_PACKAGE = MESHGEN_KIND_PACKAGE,
-    MG_KIND_PU = MESHGEN_KIND_PU
+    MG_KIND_PU = MESHGEN_KIND_PU,
+    MG_KIND_TPU = MESHGEN_KIND_TPU
 };
-#define MG_N_KINDS 5
+#define MG_N_KINDS 6
+/* The kinds an hwloc topology has: all but tpu, which only a `tpu:` host
+ * group of an inventory file has (docs/tpu.md). */
+#define MG_N_HWLOC_KINDS 5
 
-enum mg_order { MG_ORDER_LOCALITY, MG_ORDER_INVENTORY };
+/* torus: JAX's create_(hybrid_)device_mesh over the chips' coordinates, the
+ * default for TPU meshes (docs/tpu.md). */
+enum mg_order { MG_ORDER_LOCALITY, MG_ORDER_INVENTORY, MG_ORDER_TORUS };
 enum mg_granule { MG_GRANULE_HOST, MG_GRANULE_SLICE };
 
 struct mg_spec_axis {
@@ -255,13 +314,20 @@ struct mg_spec {
     struct mg_mark mpmd_at;
     int device_kind; /* enum mg_kind_sel */
     struct mg_mark device_kind_at;
-    int order;       /* enum mg_order */
+    int order; /* enum mg_order */
+    struct mg_mark order_at;
+    int has_order;   /* `order` given (else the kind decides: torus for tpu) */
     int processes;   /* enum meshgen_process_mode */
     int64_t devices; /* when has_devices */
     int has_devices;
     struct mg_mark devices_at;
-    int granule; /* enum mg_granule */
+    int granule;     /* enum mg_granule */
+    int has_granule; /* `granule` given (else slice for tpu, host otherwise) */
     int sort_granules;
+    /* create_device_mesh's options (order: torus only). */
+    int allow_split_physical_axes;
+    int contiguous_submeshes;
+    struct mg_mark contiguous_at;
 
     int n_shardings;
     struct mg_spec_sharding *shardings;
@@ -279,6 +345,9 @@ struct mg_devinfo {
     const char *model;
     const char *uuid;
     const char *cpuset; /* cpulist */
+    /* tpu devices only: Device.coords (x, y, z) and Device.core_on_chip. */
+    int coords[3];
+    int core_on_chip;
 };
 
 /*
@@ -295,6 +364,10 @@ struct mg_topology {
     struct mg_devinfo *devs[MG_N_KINDS];
     int *closeness[MG_N_KINDS];
     char digest[65]; /* sha256 hex of the extracted devices and closeness */
+    /* One host of a TPU slice (an inventory's `tpu:` group): its family and
+     * the slice's chips along x, y, z; NULL for an hwloc topology. */
+    const struct mg_tpu_family *tpu;
+    int tpu_dims[3];
 };
 
 struct mg_host {
@@ -363,11 +436,12 @@ struct mg_plan {
     int n_axes;
     const char *axis_names[MG_MAX_AXES];
     int types[MG_MAX_AXES];
-    int order;
+    int order; /* the spec's, or the kind's default (torus for tpu) */
     int process_mode;
 
     /* Resolved by the checks. */
     int kind;
+    int granule; /* enum mg_granule: the spec's, or the kind's default */
     int64_t size[MG_MAX_AXES];
     int64_t ici[MG_MAX_AXES];
     int64_t dcn[MG_MAX_AXES];
@@ -380,6 +454,10 @@ struct mg_plan {
     int *granule_hosts;               /* host indices, granule-major */
     int n_granules;                   /* granules the mesh uses */
     int per_granule;                  /* devices the mesh uses of each */
+    /* order: torus: JAX's assignment (flat index -> device id, n_mesh) and
+     * how it was found (method, physical mesh, assignment matrix). */
+    int *torus;
+    struct mg_tpu_result *tpu;
 
     /* Completed by the planner. */
     struct mg_plan_device *devices; /* by device id */
@@ -440,7 +518,7 @@ enum mg_source mg_source_kind(const char *source);
  * "synthetic:" prefix) asks for at its lowest level, from the text alone,
  * so a count can be refused before anything is built; -1 past the limit
  * mg_topology_load enforces. */
-long mg_synthetic_leaves(const char *desc);
+int64_t mg_synthetic_leaves(const char *desc);
 /*
  * Loads one topology into *t. source is an hwloc XML path (as it should be
  * opened; read as XML whatever its name), "synthetic:<description>" or
