@@ -312,11 +312,12 @@ fail:
     return NULL;
 }
 
-/* Where a write to path goes (docs/reference.md, "Outputs"): *direct is set
- * for a FIFO or character device, which is written in place; a regular file
- * (or none yet) is replaced atomically, through any symbolic links, so the
- * link stays and its target changes. Anything else is refused (ENOTSUP, or
- * EISDIR). Returns the malloc'd path to write, or NULL with errno set. */
+/* Where a write to path goes (docs/reference.md, "Files and streams"):
+ * *direct is set for a FIFO or character device, which is written in
+ * place; a regular file (or none yet) is replaced atomically, through any
+ * symbolic links, so the link stays and its target changes. Anything else
+ * is refused (ENOTSUP, or EISDIR). Returns the malloc'd path to write, or
+ * NULL with errno set. */
 static char *mg_out_target(const char *path, int *direct)
 {
     struct stat st;
