@@ -527,6 +527,24 @@ int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source,
     return 0;
 }
 
+/* An initialised, never loaded topology: while it exists hwloc keeps its
+ * components registered and its plugins open. */
+static hwloc_topology_t mg_held;
+
+int mg_topology_hold(void)
+{
+    if (mg_held)
+        return -1;
+    return hwloc_topology_init(&mg_held) < 0 ? (mg_held = NULL, -1) : 0;
+}
+
+void mg_topology_release(void)
+{
+    if (mg_held)
+        hwloc_topology_destroy(mg_held);
+    mg_held = NULL;
+}
+
 /* ---- snapshots ------------------------------------------------------------------ */
 
 /* Root infos that describe the process that loaded a topology, not the

@@ -446,6 +446,12 @@ enum mg_source mg_source_kind(const char *source);
  */
 int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
                      struct mg_mark at, struct mg_topology *t, const char **host_name);
+/* Keeps hwloc's components (its plugins, dlopen'ed by the first topology
+ * and unloaded with the last) loaded until mg_topology_release, so that a
+ * call that loads many topologies pays for them once. Returns 0, or -1
+ * when hwloc cannot be initialised (then nothing is held). */
+int mg_topology_hold(void);
+void mg_topology_release(void);
 /*
  * An hwloc XML snapshot of one topology source ("live", "synthetic:..." or an
  * XML path; not an inventory file, which has many hosts) that loads back into
@@ -465,6 +471,21 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
  * (docs/reference.md, "Inventories"). Errors go to diags; NULL after one. */
 struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, const char *source,
                                        struct mg_mark at);
+/* A call that loads many specs (validate FILE...) loads each distinct
+ * inventory and topology once: files are known by device and inode (an
+ * inventory also by the path it is opened by, which its diagnostics show),
+ * synthetic descriptions by their text; this machine is discovered each
+ * time, and a load that reported anything is not kept. While a cache lives
+ * hwloc's components stay loaded. */
+struct mg_inv_cache;
+struct mg_inv_cache *mg_inv_cache_new(void);
+void mg_inv_cache_free(struct mg_inv_cache *c);
+/* mg_inventory_load through a cache (NULL: none). What it returns is the
+ * run's own copy of the struct and its topologies; hosts and devices are
+ * shared with the cache and must outlive nothing past it. */
+struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *c, struct mg_arena *a,
+                                              struct mg_diags *d, const char *source,
+                                              struct mg_mark at);
 /* An inventory file from its node tree; path is the file as it should be
  * opened, for the topologies it names relative to itself. */
 struct mg_inventory *mg_inventory_from_node(struct mg_arena *a, struct mg_diags *d,
