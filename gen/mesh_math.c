@@ -2,8 +2,9 @@
  * Index arithmetic over a mesh (see mesh_math.h): row-major strides and
  * coordinates, the hybrid ICI x DCN split, stages and groups. The loops
  * run from the last (fastest) axis outwards, peeling one coordinate per
- * axis off the flat index. Nothing here allocates or knows where a model
- * came from.
+ * axis off the flat index; and the closeness of two devices of a topology,
+ * from either form it is held in. Nothing here allocates or knows where a
+ * model came from.
  */
 #include "mesh_math.h"
 
@@ -66,4 +67,30 @@ int mg_mul64(int64_t a, int64_t b, int64_t *out)
         return 0;
     *out = a * b;
     return 1;
+}
+
+/* ---- closeness of two devices of one topology (gen.h) ---- */
+
+int mg_topology_closeness(const struct mg_topology *t, int kind, int a, int b)
+{
+    const int *x, *y;
+    int d, n;
+
+    if (t->closeness[kind])
+        return t->closeness[kind][(size_t)a * (size_t)t->n[kind] + (size_t)b];
+    if (!t->tree_path[kind])
+        return 0;
+    x = t->tree_path[kind] + (size_t)a * (size_t)t->tree_stride[kind];
+    y = t->tree_path[kind] + (size_t)b * (size_t)t->tree_stride[kind];
+    n = t->tree_depth[kind][a] < t->tree_depth[kind][b] ? t->tree_depth[kind][a]
+                                                        : t->tree_depth[kind][b];
+    /* Paths agree down to the common ancestor and differ below it. */
+    for (d = 1; d <= n && x[d] == y[d]; d++)
+        ;
+    return d - 1;
+}
+
+int mg_topology_has_closeness(const struct mg_topology *t, int kind)
+{
+    return t->closeness[kind] != NULL || t->tree_path[kind] != NULL;
 }

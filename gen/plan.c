@@ -78,14 +78,18 @@ static void mg_order_granule(struct mg_arena *a, struct mg_plan *p, struct mg_or
         p->score_inventory += memo->score_inventory[topo];
         p->score += memo->score[topo];
     } else {
-        int64_t s_inv = mg_order_score(p, dst, per), s_loc = s_inv;
+        int64_t s_inv = mg_order_score(a, p, dst, per), s_loc = s_inv;
+        int same = 1;
         for (j = 0; j < per; j++)
             order[j] = j;
         if (p->order == MG_ORDER_LOCALITY) {
             mg_locality_order(a, p, dst, per, order);
-            for (j = 0; j < per; j++)
+            for (j = 0; j < per; j++) {
                 tmp[j] = dst[order[j]];
-            s_loc = mg_order_score(p, tmp, per);
+                same &= order[j] == j;
+            }
+            if (!same)
+                s_loc = mg_order_score(a, p, tmp, per);
         }
         p->score_inventory += s_inv;
         p->score += s_loc;

@@ -283,9 +283,14 @@ struct mg_devinfo {
 /*
  * One loaded topology (an XML file, a synthetic description or this
  * machine), shared by every host that uses it. Devices of each kind in host
- * order (GPUs by PCI bus id, CPU objects by logical index). For each kind a
- * closeness matrix n*n (row-major, larger = closer) ranks pairs for the
- * locality order; it may be NULL where every pair is alike.
+ * order (GPUs by PCI bus id, CPU objects by logical index). For each kind,
+ * closeness (larger = closer) ranks pairs for the locality order, held in
+ * one of two ways (mg_topology_closeness reads either): a matrix n*n
+ * (row-major; a GPU bandwidth matrix), or each device's path in the tree,
+ * linear in the devices: tree_path[i * tree_stride + d] names its ancestor
+ * at depth d (0: the root) for d <= tree_depth[i] (its own depth) by the
+ * first device under that ancestor, so two devices' closeness is the
+ * deepest d where their paths agree. Neither: every pair is alike.
  */
 struct mg_topology {
     const char *key;   /* path as resolved, or "synthetic:..." or "live" */
@@ -293,8 +298,18 @@ struct mg_topology {
     int n[MG_N_KINDS];
     struct mg_devinfo *devs[MG_N_KINDS];
     int *closeness[MG_N_KINDS];
+    int tree_stride[MG_N_KINDS];
+    int *tree_depth[MG_N_KINDS];
+    int *tree_path[MG_N_KINDS];
     char digest[65]; /* sha256 hex of the extracted devices and closeness */
 };
+
+/* The closeness of devices a and b (indices among the topology's devices
+ * of that kind), from whichever form it has; 0 when it has none. On the
+ * diagonal: the device's own depth, or its row's largest bandwidth. */
+int mg_topology_closeness(const struct mg_topology *t, int kind, int a, int b);
+/* Whether the topology ranks pairs of that kind at all. */
+int mg_topology_has_closeness(const struct mg_topology *t, int kind);
 
 struct mg_host {
     const char *name;
