@@ -366,6 +366,8 @@ static void mg_host_table(struct mg_buf *b, const struct mg_plan *p)
 
 static void mg_mesh_tables(struct mg_buf *b, const struct mg_plan *p)
 {
+    if (p->mesh_identity)
+        return;
     mg_println(b, "/* Mesh flat index (row-major, last axis fastest) -> device id. */");
     mg_int_table(b, p->name, "mesh_devices", p->mesh, p->n_mesh);
     mg_blank(b);
@@ -378,17 +380,32 @@ static void mg_process_tables(struct mg_buf *b, const struct mg_plan *p)
 {
     int i;
 
-    mg_println(b, "static const struct meshgen_process %s_processes[%d] = {", p->name,
-               p->n_processes);
-    b->indent++;
-    for (i = 0; i < p->n_processes; i++)
-        mg_println(b, "{.host = %d, .first = %d, .count = %d},", p->processes[i].host,
-                   p->processes[i].first, p->processes[i].count);
-    b->indent--;
-    mg_println(b, "};");
-    mg_blank(b);
-    mg_int_table(b, p->name, "process_devices", p->process_devices, p->n_mesh);
-    mg_blank(b);
+    if (!p->processes_are_hosts && p->n_processes) {
+        mg_println(b, "static const struct meshgen_process %s_processes[%d] = {", p->name,
+                   p->n_processes);
+        b->indent++;
+        for (i = 0; i < p->n_processes; i++)
+            mg_println(b, "{.host = %d, .first = %d, .count = %d},", p->processes[i].host,
+                       p->processes[i].first, p->processes[i].count);
+        b->indent--;
+        mg_println(b, "};");
+        mg_blank(b);
+    }
+    if (!p->process_devices_identity) {
+        mg_int_table(b, p->name, "process_devices", p->process_devices, p->n_mesh);
+        mg_blank(b);
+    }
+}
+
+/* A table's field in the mesh struct: the table, or NULL where it is left
+ * out. */
+static void mg_table_field(struct mg_buf *b, const struct mg_plan *p, const char *field,
+                           int left_out)
+{
+    if (left_out)
+        mg_println(b, ".%s = NULL,", field);
+    else
+        mg_println(b, ".%s = %s_%s,", field, p->name, field);
 }
 
 /* The dimensions of one sharding: its axes, shard count and sizes each. */
@@ -490,13 +507,14 @@ static void mg_mesh_struct(struct mg_buf *b, const struct mg_plan *p)
     mg_println(b, ".n_hosts = %d,", p->inv->n_hosts);
     mg_println(b, ".hosts = %s_hosts,", nm);
     mg_println(b, ".n_granules = %d,", p->n_granules);
-    mg_println(b, ".mesh_devices = %s_mesh_devices,", nm);
-    mg_println(b, ".device_index = %s_device_index,", nm);
+    /* Identity tables are left out: the runtime computes them (ABI 2). */
+    mg_table_field(b, p, "mesh_devices", p->mesh_identity);
+    mg_table_field(b, p, "device_index", p->mesh_identity);
     mg_println(b, ".process_mode = %s,", mg_word_c(&mg_process_words, p->process_mode));
     mg_println(b, ".n_processes = %d,", p->n_processes);
-    mg_println(b, ".processes = %s_processes,", nm);
+    mg_table_field(b, p, "processes", p->processes_are_hosts || !p->n_processes);
     mg_println(b, ".n_process_devices = %d,", p->n_mesh);
-    mg_println(b, ".process_devices = %s_process_devices,", nm);
+    mg_table_field(b, p, "process_devices", p->process_devices_identity);
     mg_println(b, ".mpmd_axis = %d,", p->mpmd_axis);
     mg_println(b, ".n_shardings = %d,", p->n_shardings);
     if (p->n_shardings)

@@ -269,9 +269,29 @@ static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
     mg_buf_free(&b);
 }
 
+/* Which tables are the identity (the C emitter leaves those out). */
+static void mg_plan_identities(struct mg_plan *p)
+{
+    const struct mg_inventory *inv = p->inv;
+    int i;
+
+    p->mesh_identity = 1;
+    for (i = 0; i < p->n_mesh && p->mesh_identity; i++)
+        p->mesh_identity = p->mesh[i] == i;
+    p->process_devices_identity = 1;
+    for (i = 0; i < p->n_mesh && p->process_devices_identity; i++)
+        p->process_devices_identity = p->process_devices[i] == i;
+    p->processes_are_hosts = p->process_devices_identity && p->n_processes == inv->n_hosts;
+    for (i = 0; i < p->n_processes && p->processes_are_hosts; i++)
+        p->processes_are_hosts =
+            p->processes[i].host == i && p->processes[i].first == p->host_first[i] &&
+            p->processes[i].count == inv->topologies[inv->hosts[i].topology].n[p->kind];
+}
+
 void mg_plan_finish(struct mg_arena *a, struct mg_plan *p, const struct mg_spec *spec,
                     enum mg_when groups)
 {
+    mg_plan_identities(p);
     /* Group tables hold devices x axes entries: by default only for meshes
      * small enough that they cost nothing to build or compile. */
     p->has_groups =

@@ -405,8 +405,15 @@ struct mg_plan {
     int *process_devices;
     int n_shardings;
     struct mg_plan_sharding *shardings;
-    int64_t score;            /* closeness score of the chosen assignment */
-    int64_t score_inventory;  /* score of inventory order, for comparison */
+    int64_t score;           /* closeness score of the chosen assignment */
+    int64_t score_inventory; /* score of inventory order, for comparison */
+    /* Tables that are the identity, which the C emitter leaves out (ABI 2,
+     * docs/reference.md §5): mesh[f] == f for every f (device_index is
+     * then the identity too); process_devices[i] == i; and the processes
+     * are the hosts in order, each with all its devices. */
+    int mesh_identity;
+    int process_devices_identity;
+    int processes_are_hosts;
     int has_groups;           /* groups[] filled (compile option `groups`) */
     int *groups[MG_MAX_AXES]; /* per axis: [n_mesh / size][size] device ids */
     char digest[72];          /* "sha256:<hex>" */

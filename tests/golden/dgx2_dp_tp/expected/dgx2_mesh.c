@@ -43,24 +43,6 @@ static const struct meshgen_host dgx2_hosts[1] = {
     {.name = "nvidiaDGX2", .slice = "", .granule = 0, .template_index = 0, .first_device = 0, .n_devices = 16},
 };
 
-/* Mesh flat index (row-major, last axis fastest) -> device id. */
-static const int32_t dgx2_mesh_devices[16] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-};
-
-/* Device id -> mesh flat index, -1 where the mesh does not use it. */
-static const int32_t dgx2_device_index[16] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-};
-
-static const struct meshgen_process dgx2_processes[1] = {
-    {.host = 0, .first = 0, .count = 16},
-};
-
-static const int32_t dgx2_process_devices[16] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-};
-
 static const struct meshgen_sharding_dim dgx2_sharding_embed[2] = {
     {.n_axes = 0, .axes = {0}, .shards = 1, .global_size = 0, .local_size = 0},
     {.n_axes = 1, .axes = {1}, .shards = 8, .global_size = 0, .local_size = 0},
@@ -109,13 +91,13 @@ const struct meshgen_mesh dgx2_mesh = {
     .n_hosts = 1,
     .hosts = dgx2_hosts,
     .n_granules = 1,
-    .mesh_devices = dgx2_mesh_devices,
-    .device_index = dgx2_device_index,
+    .mesh_devices = NULL,
+    .device_index = NULL,
     .process_mode = MESHGEN_PROCESSES_HOST,
     .n_processes = 1,
-    .processes = dgx2_processes,
+    .processes = NULL,
     .n_process_devices = 16,
-    .process_devices = dgx2_process_devices,
+    .process_devices = NULL,
     .mpmd_axis = -1,
     .n_shardings = 2,
     .shardings = dgx2_shardings,

@@ -15,8 +15,8 @@
 #error "dgx2_mesh.h comes from meshgen 0.1.0, newer than these runtime headers: update the meshgen runtime"
 #elif 100 < MESHGEN_MIN_GENERATOR_VERSION
 #error "dgx2_mesh.h comes from meshgen 0.1.0, older than this runtime accepts: regenerate it"
-#elif MESHGEN_ABI != 1
-#error "dgx2_mesh.h uses table ABI 1, which this runtime does not"
+#elif MESHGEN_ABI != 2
+#error "dgx2_mesh.h uses table ABI 2, which this runtime does not"
 #endif
 
 #define DGX2_MESH_KIND MESHGEN_KIND_GPU

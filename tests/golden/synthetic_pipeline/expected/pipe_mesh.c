@@ -44,16 +44,6 @@ static const struct meshgen_host pipe_hosts[1] = {
     {.name = "localhost", .slice = "", .granule = 0, .template_index = 0, .first_device = 0, .n_devices = 16},
 };
 
-/* Mesh flat index (row-major, last axis fastest) -> device id. */
-static const int32_t pipe_mesh_devices[16] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-};
-
-/* Device id -> mesh flat index, -1 where the mesh does not use it. */
-static const int32_t pipe_device_index[16] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-};
-
 static const struct meshgen_process pipe_processes[16] = {
     {.host = 0, .first = 0, .count = 1},
     {.host = 0, .first = 1, .count = 1},
@@ -71,10 +61,6 @@ static const struct meshgen_process pipe_processes[16] = {
     {.host = 0, .first = 13, .count = 1},
     {.host = 0, .first = 14, .count = 1},
     {.host = 0, .first = 15, .count = 1},
-};
-
-static const int32_t pipe_process_devices[16] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 };
 
 static const struct meshgen_sharding_dim pipe_sharding_weights[2] = {
@@ -131,13 +117,13 @@ const struct meshgen_mesh pipe_mesh = {
     .n_hosts = 1,
     .hosts = pipe_hosts,
     .n_granules = 1,
-    .mesh_devices = pipe_mesh_devices,
-    .device_index = pipe_device_index,
+    .mesh_devices = NULL,
+    .device_index = NULL,
     .process_mode = MESHGEN_PROCESSES_DEVICE,
     .n_processes = 16,
     .processes = pipe_processes,
     .n_process_devices = 16,
-    .process_devices = pipe_process_devices,
+    .process_devices = NULL,
     .mpmd_axis = 0,
     .n_shardings = 1,
     .shardings = pipe_shardings,

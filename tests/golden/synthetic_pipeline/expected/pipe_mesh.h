@@ -15,8 +15,8 @@
 #error "pipe_mesh.h comes from meshgen 0.1.0, newer than these runtime headers: update the meshgen runtime"
 #elif 100 < MESHGEN_MIN_GENERATOR_VERSION
 #error "pipe_mesh.h comes from meshgen 0.1.0, older than this runtime accepts: regenerate it"
-#elif MESHGEN_ABI != 1
-#error "pipe_mesh.h uses table ABI 1, which this runtime does not"
+#elif MESHGEN_ABI != 2
+#error "pipe_mesh.h uses table ABI 2, which this runtime does not"
 #endif
 
 #define PIPE_MESH_KIND MESHGEN_KIND_CORE
