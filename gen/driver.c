@@ -235,16 +235,38 @@ static int mg_cmd_validate(const struct mg_opts *o, int n_files, char *const *fi
     return worst;
 }
 
+/* A streaming buffer's sink that writes to the run's output; the first
+ * failure is kept (errno with it) and later chunks are dropped. */
+struct mg_stream_out {
+    FILE *out;
+    int error; /* errno of the first failed write, or 0 */
+};
+
+static void mg_stream_sink(void *ctx, const char *data, size_t len)
+{
+    struct mg_stream_out *s = ctx;
+    if (!s->error && mg_write_stream(s->out, data, len) != 0)
+        s->error = errno ? errno : EIO;
+}
+
+/* The JSON is written as it is made (issue 12: at a million devices it is
+ * 262 MiB, which one buffer held before), so memory is the model's. */
 static int mg_cmd_resolve(const struct mg_opts *o, int n_files, char *const *files)
 {
     struct mg_run r;
     int ok = mg_load_mesh(&r, o, n_files ? files[0] : NULL, MG_WHEN_NEVER);
     if (ok) {
+        struct mg_stream_out s = {o->out, 0};
         struct mg_buf b;
         mg_buf_init(&b);
+        mg_buf_stream(&b, mg_stream_sink, &s);
         mg_emit_json(&b, r.plan);
-        mg_output(&r, &b);
+        mg_buf_flush(&b);
         mg_buf_free(&b);
+        if (s.error) {
+            fprintf(o->err, "meshgen: error: cannot write the output: %s\n", strerror(s.error));
+            r.io_error = 1;
+        }
     }
     return mg_finish(&r, ok);
 }

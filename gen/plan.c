@@ -141,10 +141,20 @@ static void mg_plan_assign(struct mg_arena *a, struct mg_plan *p)
 
 static void mg_plan_processes(struct mg_arena *a, struct mg_plan *p)
 {
-    int i, n = 0, np = 0;
+    int i, n = 0, np = 0, last = -1;
 
+    /* Counted first: one per used device, or per host with a used device
+     * (a million devices at 16 bytes each is 16 MiB; their hosts, 2). */
+    for (i = 0; i < p->n_devices; i++) {
+        if (p->device_index[i] < 0)
+            continue;
+        if (p->process_mode == MESHGEN_PROCESSES_DEVICE || p->devices[i].host != last)
+            np++;
+        last = p->devices[i].host;
+    }
     p->process_devices = mg_alloc_array(a, (size_t)p->n_mesh, sizeof(int));
-    p->processes = mg_alloc_array(a, (size_t)p->n_mesh, sizeof *p->processes);
+    p->processes = mg_alloc_array(a, (size_t)(np ? np : 1), sizeof *p->processes);
+    np = 0;
     /* Device ids ascend with hosts, so one pass groups them by host. */
     for (i = 0; i < p->n_devices; i++) {
         int host = p->devices[i].host;
@@ -234,11 +244,16 @@ static void mg_plan_groups(struct mg_arena *a, struct mg_plan *p)
 static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
 {
     const struct mg_inventory *inv = p->inv;
+    struct mg_sha256 hash;
     struct mg_buf b;
     char hex[65];
     int i, d, k;
 
+    /* Hashed as it is written: a line per host is 10 MiB at a million
+     * devices. */
+    mg_sha256_init(&hash);
     mg_buf_init(&b);
+    mg_buf_stream(&b, mg_sha256_sink, &hash);
     mg_buf_printf(&b, "meshgen-digest 1\nname %s\nkind %s\norder %d\nprocesses %d\n", p->name,
                   mg_kind_name(p->kind), s->order, s->processes);
     mg_buf_printf(&b, "devices %lld\ngranule %d\nsort %d\nmpmd %s\n", (long long)p->n_mesh,
@@ -264,7 +279,8 @@ static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
         mg_buf_printf(&b, "host %s %s %s\n", inv->hosts[i].name,
                       inv->hosts[i].slice ? inv->hosts[i].slice : "-",
                       inv->topologies[inv->hosts[i].topology].digest);
-    mg_sha256_hex(b.data, b.len, hex);
+    mg_buf_flush(&b);
+    mg_sha256_final(&hash, hex);
     snprintf(p->digest, sizeof p->digest, "sha256:%s", hex);
     mg_buf_free(&b);
 }

@@ -69,9 +69,26 @@ struct mg_buf {
     size_t len;
     size_t cap;
     int indent; /* used by mg_println */
+    /* Streaming (mg_buf_stream): the text goes to sink in chunks of about
+     * MG_BUF_CHUNK as it is written, and data holds only what is not yet
+     * handed on; flushed counts what was. */
+    void (*sink)(void *ctx, const char *data, size_t len);
+    void *sink_ctx;
+    size_t flushed;
 };
 
+/* The chunk a streaming buffer hands on at once. */
+#define MG_BUF_CHUNK ((size_t)1 << 20)
+
 void mg_buf_init(struct mg_buf *b);
+/* A buffer that hands its text to sink as it grows, so an output of any
+ * size costs about MG_BUF_CHUNK of memory; mg_buf_flush hands on the rest.
+ * Text already handed on cannot be read back: b->data holds the tail. */
+void mg_buf_stream(struct mg_buf *b, void (*sink)(void *ctx, const char *data, size_t len),
+                   void *ctx);
+void mg_buf_flush(struct mg_buf *b);
+/* Where the next byte goes, counting what was handed on. */
+size_t mg_buf_pos(const struct mg_buf *b);
 void mg_buf_free(struct mg_buf *b);
 void mg_buf_put(struct mg_buf *b, const char *s, size_t n);
 void mg_buf_puts(struct mg_buf *b, const char *s);
