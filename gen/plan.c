@@ -254,7 +254,7 @@ static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
     mg_sha256_init(&hash);
     mg_buf_init(&b);
     mg_buf_stream(&b, mg_sha256_sink, &hash);
-    mg_buf_printf(&b, "meshgen-digest 1\nname %s\nkind %s\norder %d\nprocesses %d\n", p->name,
+    mg_buf_printf(&b, "meshgen-digest 2\nname %s\nkind %s\norder %d\nprocesses %d\n", p->name,
                   mg_kind_name(p->kind), s->order, s->processes);
     mg_buf_printf(&b, "devices %lld\ngranule %d\nsort %d\nmpmd %s\n", (long long)p->n_mesh,
                   s->granule, s->sort_granules, s->mpmd ? s->mpmd : "-");
@@ -275,10 +275,20 @@ static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
                 mg_buf_printf(&b, " %lld", (long long)sh->shape[d]);
         mg_buf_puts(&b, "\n");
     }
-    for (i = 0; i < inv->n_hosts; i++)
-        mg_buf_printf(&b, "host %s %s %s\n", inv->hosts[i].name,
-                      inv->hosts[i].slice ? inv->hosts[i].slice : "-",
-                      inv->topologies[inv->hosts[i].topology].digest);
+    /* Format 2: each topology's digest once, and each host names its
+     * topology by index (format 1 repeated the 64-digit digest on every
+     * host line, most of the text hashed for a large cluster). */
+    for (i = 0; i < inv->n_topologies; i++)
+        mg_buf_printf(&b, "topology %d %s\n", i, inv->topologies[i].digest);
+    for (i = 0; i < inv->n_hosts; i++) {
+        mg_buf_puts(&b, "host ");
+        mg_buf_puts(&b, inv->hosts[i].name);
+        mg_buf_puts(&b, " ");
+        mg_buf_puts(&b, inv->hosts[i].slice ? inv->hosts[i].slice : "-");
+        mg_buf_puts(&b, " ");
+        mg_buf_int(&b, inv->hosts[i].topology);
+        mg_buf_puts(&b, "\n");
+    }
     mg_buf_flush(&b);
     mg_sha256_final(&hash, hex);
     snprintf(p->digest, sizeof p->digest, "sha256:%s", hex);

@@ -30,7 +30,7 @@
 #define MG_MAX_DIMS MESHGEN_MAX_DIMS
 #define MG_MAX_NAME MESHGEN_MAX_NAME
 /* Ceilings that keep hostile input bounded in time and memory. */
-#define MG_MAX_DEVICES (1 << 22)
+#define MG_MAX_DEVICES (1 << 23) /* 8388608: 1,048,576 hosts of 8 */
 #define MG_MAX_HOSTS (1 << 20)
 #define MG_MAX_ERRORS 50
 
