@@ -105,7 +105,7 @@ static void mg_banner(struct mg_buf *b, const struct mg_plan *p, const char *inp
  * tables (MESHGEN_MIN_RUNTIME_VERSION), not this generator's version. It
  * must move when the table ABI does: a new ABI fails this until both are
  * set together (docs/reference.md, "Versions"). */
-_Static_assert(MESHGEN_ABI == 1 && MESHGEN_MIN_RUNTIME_VERSION == 100,
+_Static_assert(MESHGEN_ABI == 2 && MESHGEN_MIN_RUNTIME_VERSION == 200,
                "the table ABI changed: set MESHGEN_MIN_RUNTIME_VERSION to this release, "
                "then this assertion to the pair");
 _Static_assert(MESHGEN_MIN_RUNTIME_VERSION <= MESHGEN_VERSION_NUMBER,

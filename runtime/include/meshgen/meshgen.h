@@ -30,13 +30,14 @@ extern "C" {
  * run time by meshgen_mesh_check().
  */
 #define MESHGEN_VERSION_MAJOR 0
-#define MESHGEN_VERSION_MINOR 1
+#define MESHGEN_VERSION_MINOR 2
 #define MESHGEN_VERSION_PATCH 0
-#define MESHGEN_VERSION_STRING "0.1.0"
+#define MESHGEN_VERSION_STRING "0.2.0"
 #define MESHGEN_VERSION_NUMBER                                                                     \
     (MESHGEN_VERSION_MAJOR * 10000 + MESHGEN_VERSION_MINOR * 100 + MESHGEN_VERSION_PATCH)
-/* The oldest generator whose output this runtime can read. */
-#define MESHGEN_MIN_GENERATOR_VERSION 100
+/* The oldest generator whose output this runtime can read: 0.2.0 wrote
+ * table ABI 2 first. */
+#define MESHGEN_MIN_GENERATOR_VERSION 200
 /*
  * The oldest runtime that can read the tables this release's generator
  * writes: the number a generated header requires of MESHGEN_VERSION_NUMBER.
@@ -46,8 +47,8 @@ extern "C" {
  * MESHGEN_ABI changes or the tables start to use something an older runtime
  * does not read. gen/emit_c.c asserts it was revisited with the ABI.
  */
-#define MESHGEN_MIN_RUNTIME_VERSION 100
-#define MESHGEN_MIN_RUNTIME_VERSION_STRING "0.1.0"
+#define MESHGEN_MIN_RUNTIME_VERSION 200
+#define MESHGEN_MIN_RUNTIME_VERSION_STRING "0.2.0"
 
 /*
  * MESHGEN_API marks the functions of this header, which are exactly the
@@ -251,7 +252,7 @@ struct meshgen_mesh {
  * The string is static: the caller must not free or modify it. */
 MESHGEN_API const char *meshgen_strerror(int err);
 
-/** The runtime's version string, e.g. "0.1.0" (static, MESHGEN_VERSION_STRING
+/** The runtime's version string, e.g. "0.2.0" (static, MESHGEN_VERSION_STRING
  * of the header it was built with), to compare with the header at start-up. */
 MESHGEN_API const char *meshgen_version(void);
 
@@ -281,7 +282,7 @@ MESHGEN_API int meshgen_device_at(const struct meshgen_mesh *mesh, const int32_t
 
 /** The device id at flat mesh index `flat` (row-major over the axes, the
  * last fastest), or MESHGEN_ERR_RANGE outside 0..n_devices-1. */
-int meshgen_mesh_device(const struct meshgen_mesh *mesh, int flat);
+MESHGEN_API int meshgen_mesh_device(const struct meshgen_mesh *mesh, int flat);
 
 /**
  * Writes the mesh coordinates of device id `device` into coords[0..n_axes-1]
