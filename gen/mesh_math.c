@@ -21,20 +21,43 @@ int mg_rm_coord(const int64_t *shape, int n_axes, int flat, int axis)
     return flat / mg_rm_stride(shape, n_axes, axis) % (int)shape[axis];
 }
 
-void mg_hybrid_split(const struct mg_plan *p, int flat, int *granule, int *local)
+void mg_hybrid_walk_start(struct mg_hybrid_walk *w, const struct mg_plan *p)
 {
-    int rest = flat, g = 0, l = 0, gm = 1, lm = 1, k;
+    int gm = 1, lm = 1, k;
 
+    w->n_axes = p->n_axes;
     for (k = p->n_axes - 1; k >= 0; k--) {
-        int coord = rest % (int)p->size[k];
-        rest /= (int)p->size[k];
-        g += (coord / (int)p->ici[k]) * gm;
-        l += (coord % (int)p->ici[k]) * lm;
-        gm *= (int)p->dcn[k];
-        lm *= (int)p->ici[k];
+        w->ici[k] = (int)p->ici[k];
+        w->dcn[k] = (int)p->dcn[k];
+        w->gm[k] = gm;
+        w->lm[k] = lm;
+        w->ici_at[k] = 0;
+        w->dcn_at[k] = 0;
+        gm *= w->dcn[k];
+        lm *= w->ici[k];
     }
-    *granule = g;
-    *local = l;
+    w->granule = 0;
+    w->local = 0;
+}
+
+void mg_hybrid_walk_next(struct mg_hybrid_walk *w)
+{
+    int k;
+
+    /* Along an axis the ICI part is the inner digit, the DCN part the
+     * outer one; past the last position every digit wraps to 0. */
+    for (k = w->n_axes - 1; k >= 0; k--) {
+        w->local += w->lm[k];
+        if (++w->ici_at[k] < w->ici[k])
+            return;
+        w->ici_at[k] = 0;
+        w->local -= w->ici[k] * w->lm[k];
+        w->granule += w->gm[k];
+        if (++w->dcn_at[k] < w->dcn[k])
+            return;
+        w->dcn_at[k] = 0;
+        w->granule -= w->dcn[k] * w->gm[k];
+    }
 }
 
 int mg_stage_of(const struct mg_plan *p, int flat)

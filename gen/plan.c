@@ -114,6 +114,7 @@ static void mg_plan_assign(struct mg_arena *a, struct mg_plan *p)
     int *order = mg_alloc_array(a, per, sizeof(int));
     int *tmp = mg_alloc_array(a, per, sizeof(int));
     struct mg_order_memo memo;
+    struct mg_hybrid_walk walk;
     int g, k = 0, f, i, n_topologies = p->inv->n_topologies;
 
     memo.order = mg_alloc_array(a, (size_t)n_topologies, sizeof(int *));
@@ -131,10 +132,9 @@ static void mg_plan_assign(struct mg_arena *a, struct mg_plan *p)
     p->device_index = mg_alloc_array(a, (size_t)p->n_devices, sizeof(int));
     for (i = 0; i < p->n_devices; i++)
         p->device_index[i] = -1;
-    for (f = 0; f < p->n_mesh; f++) {
-        int granule, local;
-        mg_hybrid_split(p, f, &granule, &local);
-        p->mesh[f] = gdev[(size_t)granule * per + (size_t)local];
+    mg_hybrid_walk_start(&walk, p);
+    for (f = 0; f < p->n_mesh; f++, mg_hybrid_walk_next(&walk)) {
+        p->mesh[f] = gdev[(size_t)walk.granule * per + (size_t)walk.local];
         p->device_index[p->mesh[f]] = f;
     }
 }
