@@ -375,8 +375,15 @@ static struct mg_inventory *mg_inventory_read(struct mg_inv_cache *cache, struct
      * its type is left to judge. */
     if (v[MG_IK_VERSION])
         mg_get_int(d, v[MG_IK_VERSION], "meshgen-inventory", -1, &version);
-    if (v[MG_IK_HOSTS])
+    if (v[MG_IK_HOSTS]) {
+        /* hwloc loads its plugins with the first topology and unloads them
+         * with the last: held across the file, distinct topologies pay
+         * for them once (20 DGX-2 files: 0.10 s -> 0.04 s here). */
+        int held = mg_topology_hold() == 0;
         mg_read_hosts(&c, v[MG_IK_HOSTS]);
+        if (held)
+            mg_topology_release();
+    }
     return d->n_errors > errors ? NULL : c.inv;
 }
 
