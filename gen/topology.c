@@ -333,7 +333,7 @@ static void mg_topology_digest(struct mg_topology *t)
 
     mg_buf_init(&b);
     mg_buf_puts(&b, "meshgen-topology 2\n");
-    for (k = 0; k < MG_N_KINDS; k++) {
+    for (k = 0; k < MG_N_HWLOC_KINDS; k++) {
         const char *kn = mg_kind_name(k);
         int n = t->n[k], stride = t->tree_stride[k];
         mg_buf_printf(&b, "%s\t%d\n", kn, n);
@@ -377,7 +377,7 @@ static void mg_extract(struct mg_arena *a, hwloc_topology_t topo, const char *so
     t->key = mg_strdup(a, source);
     t->label = mg_strdup(a, label);
     mg_extract_gpus(a, &tmp, topo, t);
-    for (k = 0; k < MG_N_KINDS; k++)
+    for (k = 0; k < MG_N_HWLOC_KINDS; k++)
         if (k != MG_KIND_GPU)
             mg_extract_cpu_kind(a, &tmp, topo, k, t);
     mg_arena_free(&tmp);

@@ -198,7 +198,7 @@ static char *replace_all(const char *s, const char *from, const char *to)
 
 static void test_kind_names(void **state)
 {
-    static const char *const names[] = {"gpu", "core", "numa", "package", "pu"};
+    static const char *const names[] = {"gpu", "core", "numa", "package", "pu", "tpu"};
     int k;
 
     (void)state;
@@ -714,7 +714,7 @@ static void test_closeness_linear(void **state)
 
     assert_int_equal(t->n[MG_KIND_CORE], 4200);
     assert_int_equal(c->diags.n, 0);
-    for (k = 0; k < MG_N_KINDS; k++) {
+    for (k = 0; k < MG_N_HWLOC_KINDS; k++) {
         assert_null(t->closeness[k]);
         if (k == MG_KIND_GPU)
             continue;

@@ -35,8 +35,8 @@ extern "C" {
 #define MESHGEN_VERSION_STRING "0.2.0"
 #define MESHGEN_VERSION_NUMBER                                                                     \
     (MESHGEN_VERSION_MAJOR * 10000 + MESHGEN_VERSION_MINOR * 100 + MESHGEN_VERSION_PATCH)
-/* The oldest generator whose output this runtime can read: 0.2.0 wrote
- * table ABI 2 first. */
+/* The oldest generator whose output this runtime can read (0.2.0: table
+ * ABI 2). */
 #define MESHGEN_MIN_GENERATOR_VERSION 200
 /*
  * The oldest runtime that can read the tables this release's generator
@@ -67,9 +67,10 @@ extern "C" {
 /* "MSHG" in ASCII: the first word of every generated mesh. */
 #define MESHGEN_MAGIC 0x4753484Du
 /* Bumped whenever the layout of the structures below, or what they may
- * hold, changes. 2: mesh_devices, device_index, process_devices and
- * processes may be NULL, meaning the identity (see struct meshgen_mesh). */
-#define MESHGEN_ABI 2
+ * hold, changes. 2: TPU coordinates in meshgen_device_info. 3: the identity
+ * tables may be left out (mesh_devices, device_index, process_devices and
+ * processes NULL; see struct meshgen_mesh). */
+#define MESHGEN_ABI 3
 
 /* Limits shared by the generator and the runtime. */
 #define MESHGEN_MAX_AXES 16
@@ -104,17 +105,18 @@ enum meshgen_error {
     MESHGEN_ERR_INDIVISIBLE = -8, /* an array dimension not divisible by its shards */
     MESHGEN_ERR_NOT_IN_MESH = -9, /* the device exists but is not used by the mesh */
     /* -10 is unused: no function ever returned it (a mesh without an MPMD axis is one stage). */
-    MESHGEN_ERR_NO_ENV = -11,       /* no launcher variable names this process */
-    MESHGEN_ERR_BAD_ENV = -12,      /* a launcher or host variable is empty or not a number */
-    MESHGEN_ERR_NO_SHARDING = -13,  /* no sharding of that name or index */
-    MESHGEN_ERR_UNSUPPORTED = -14,  /* not available in this build or on this system */
-    MESHGEN_ERR_SYSTEM = -15,       /* the operating system or hwloc refused */
-    MESHGEN_ERR_MISMATCH = -16,     /* this machine differs from the compiled inventory */
-    MESHGEN_ERR_NO_CPU = -17,       /* a device's CPUs are unknown or not on this machine */
-    MESHGEN_ERR_NOT_GPU = -18,      /* the mesh's devices are not GPUs */
-    MESHGEN_ERR_NO_HOST = -19,      /* no one host of the mesh is this machine */
-    MESHGEN_ERR_LOCAL_RANK = -20,   /* this host has no process at the launcher's local rank */
-    MESHGEN_ERR_PROCESS_COUNT = -21 /* the launcher started another number of processes */
+    MESHGEN_ERR_NO_ENV = -11,        /* no launcher variable names this process */
+    MESHGEN_ERR_BAD_ENV = -12,       /* a launcher or host variable is empty or not a number */
+    MESHGEN_ERR_NO_SHARDING = -13,   /* no sharding of that name or index */
+    MESHGEN_ERR_UNSUPPORTED = -14,   /* not available in this build or on this system */
+    MESHGEN_ERR_SYSTEM = -15,        /* the operating system or hwloc refused */
+    MESHGEN_ERR_MISMATCH = -16,      /* this machine differs from the compiled inventory */
+    MESHGEN_ERR_NO_CPU = -17,        /* a device's CPUs are unknown or not on this machine */
+    MESHGEN_ERR_NOT_GPU = -18,       /* the mesh's devices are not GPUs */
+    MESHGEN_ERR_NO_HOST = -19,       /* no one host of the mesh is this machine */
+    MESHGEN_ERR_LOCAL_RANK = -20,    /* this host has no process at the launcher's local rank */
+    MESHGEN_ERR_PROCESS_COUNT = -21, /* the launcher started another number of processes */
+    MESHGEN_ERR_NOT_TPU = -22        /* the mesh's devices are not TPU devices */
 };
 
 /* What a mesh position is: a GPU, or a CPU object of some level. */
@@ -123,7 +125,8 @@ enum meshgen_device_kind {
     MESHGEN_KIND_CORE = 1,
     MESHGEN_KIND_NUMA = 2,
     MESHGEN_KIND_PACKAGE = 3,
-    MESHGEN_KIND_PU = 4
+    MESHGEN_KIND_PU = 4,
+    MESHGEN_KIND_TPU = 5 /* a JAX device of a TPU slice (a chip, or a core on v2/v3) */
 };
 
 /* jax.sharding.AxisType. */
@@ -155,6 +158,10 @@ struct meshgen_device_info {
     const char *model;
     const char *uuid;
     const char *cpuset; /* local CPUs as a cpulist, e.g. "0-3,8-11" */
+    /* TPU devices: the chip's x, y, z in its slice and the core on the chip,
+     * as JAX's Device.coords and Device.core_on_chip; 0 for other kinds. */
+    int32_t coords[3];
+    int32_t core_on_chip;
 };
 
 /*
@@ -302,6 +309,18 @@ MESHGEN_API int meshgen_device_host(const struct meshgen_mesh *mesh, int device)
  */
 MESHGEN_API const struct meshgen_device_info *meshgen_device_info(const struct meshgen_mesh *mesh,
                                                                   int device);
+
+/**
+ * The physical place of TPU device id `device`: the chip's coordinates
+ * (x, y, z) in its slice into coords (the caller's array of 3 entries) and,
+ * when core is not NULL, its core on the chip into *core, as JAX's
+ * Device.coords and Device.core_on_chip report them (docs/tpu.md). Returns
+ * 0, MESHGEN_ERR_NULL (coords NULL), MESHGEN_ERR_NOT_TPU (the mesh's devices
+ * are not TPU devices) or MESHGEN_ERR_RANGE (no such device); nothing is
+ * written on error.
+ */
+MESHGEN_API int meshgen_device_coords(const struct meshgen_mesh *mesh, int device, int coords[3],
+                                      int *core);
 
 /* ---- groups (DeviceMesh.get_group, MPI_Cart_sub) ------------------------------ */
 
@@ -552,8 +571,9 @@ MESHGEN_API int meshgen_bind(const struct meshgen_mesh *mesh, int device);
  * MESHGEN_ERR_RANGE (host past the mesh's), MESHGEN_ERR_NO_HOST (a negative
  * host and no one host is this machine), MESHGEN_ERR_BAD_ENV (a host
  * variable set but empty), MESHGEN_ERR_NULL (report NULL with cap > 0), the
- * errors of meshgen_mesh_check(), or MESHGEN_ERR_SYSTEM (this machine has no
- * name, or hwloc cannot discover it).
+ * errors of meshgen_mesh_check(), MESHGEN_ERR_SYSTEM (this machine has no
+ * name, or hwloc cannot discover it), or MESHGEN_ERR_UNSUPPORTED for a mesh
+ * of TPU devices, which hwloc does not see (after the host check).
  */
 MESHGEN_API int meshgen_verify(const struct meshgen_mesh *mesh, int host, char *report, size_t cap);
 

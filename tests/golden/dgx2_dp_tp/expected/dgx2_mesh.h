@@ -15,8 +15,8 @@
 #error "dgx2_mesh.h comes from meshgen 0.2.0 and needs meshgen runtime headers 0.2.0 or newer: update the meshgen runtime"
 #elif 200 < MESHGEN_MIN_GENERATOR_VERSION
 #error "dgx2_mesh.h comes from meshgen 0.2.0, older than this runtime accepts: regenerate it"
-#elif MESHGEN_ABI != 2
-#error "dgx2_mesh.h uses table ABI 2, which this runtime does not"
+#elif MESHGEN_ABI != 3
+#error "dgx2_mesh.h uses table ABI 3, which this runtime does not"
 #endif
 
 #define DGX2_MESH_KIND MESHGEN_KIND_GPU
