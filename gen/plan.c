@@ -128,22 +128,27 @@ static void mg_plan_torus(struct mg_arena *a, struct mg_plan *p)
 static void mg_plan_assign(struct mg_arena *a, struct mg_plan *p)
 {
     size_t per = (size_t)p->per_granule;
-    int *gdev = mg_alloc_array(a, (size_t)p->n_granules * per, sizeof(int));
-    int *order = mg_alloc_array(a, per, sizeof(int));
-    int *tmp = mg_alloc_array(a, per, sizeof(int));
+    struct mg_arena scratch; /* the granules' lists and the ordering's work */
+    int *gdev, *order, *tmp;
     struct mg_order_memo memo;
     struct mg_hybrid_walk walk;
     int g, k = 0, f, i, n_topologies = p->inv->n_topologies;
 
-    memo.order = mg_alloc_array(a, (size_t)n_topologies, sizeof(int *));
-    memo.score_inventory = mg_alloc_array(a, (size_t)n_topologies, sizeof(int64_t));
-    memo.score = mg_alloc_array(a, (size_t)n_topologies, sizeof(int64_t));
+    /* Dropped before returning: a device id per device is 32 MiB at 8M
+     * devices, and nothing after this reads it. */
+    mg_arena_init(&scratch);
+    gdev = mg_alloc_array(&scratch, (size_t)p->n_granules * per, sizeof(int));
+    order = mg_alloc_array(&scratch, per, sizeof(int));
+    tmp = mg_alloc_array(&scratch, per, sizeof(int));
+    memo.order = mg_alloc_array(&scratch, (size_t)n_topologies, sizeof(int *));
+    memo.score_inventory = mg_alloc_array(&scratch, (size_t)n_topologies, sizeof(int64_t));
+    memo.score = mg_alloc_array(&scratch, (size_t)n_topologies, sizeof(int64_t));
     p->score_inventory = 0;
     p->score = 0;
     for (g = 0; g < p->n_granules; g++) {
         int *dst = gdev + (size_t)g * per;
         int topo = mg_granule_devices(p, g, &k, dst);
-        mg_order_granule(a, p, &memo, topo, dst, order, tmp);
+        mg_order_granule(&scratch, p, &memo, topo, dst, order, tmp);
     }
 
     p->mesh = mg_alloc_array(a, (size_t)p->n_mesh, sizeof(int));
@@ -155,6 +160,7 @@ static void mg_plan_assign(struct mg_arena *a, struct mg_plan *p)
         p->mesh[f] = gdev[(size_t)walk.granule * per + (size_t)walk.local];
         p->device_index[p->mesh[f]] = f;
     }
+    mg_arena_free(&scratch);
 }
 
 static void mg_plan_processes(struct mg_arena *a, struct mg_plan *p)
