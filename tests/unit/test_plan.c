@@ -653,6 +653,51 @@ static void test_streamed_json(void **state)
     mg_buf_free(&streamed);
 }
 
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (text = strstr(text, what); text; text = strstr(text + 1, what))
+        n++;
+    return n;
+}
+
+/* show --svg: a square per position up to a few thousand, then boxes of
+ * rows and columns (at most 2048), each naming its first and last device
+ * and host. */
+static void test_svg_scales(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {-1, 8};
+    struct mg_plan *p;
+    struct mg_buf b;
+
+    hosts(f, 384, 8, NULL);
+    axes(f, 2, names, shape, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    mg_buf_init(&b);
+    mg_emit_svg(&b, p);
+    assert_int_equal(count_of(b.data, "<rect"), 3072);
+    mg_buf_free(&b);
+
+    hosts(f, 32768, 8, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    mg_buf_init(&b);
+    mg_emit_svg(&b, p);
+    /* 32768 rows x 8 columns: 8 boxes across, 256 down, 128 rows each. */
+    assert_int_equal(count_of(b.data, "<rect"), 2048);
+    /* Elements: the root, the line that says so, three a box. */
+    assert_int_equal(count_of(b.data, "<") - count_of(b.data, "</"), 3 * 2048 + 2);
+    assert_non_null(strstr(b.data, "each box 128 rows x 1 column"));
+    assert_non_null(strstr(b.data, ">0..1016</text>"));
+    assert_non_null(strstr(b.data, ">h0..h127</text>"));
+    assert_non_null(strstr(b.data, ">261127..262143</text>"));
+    assert_true(b.len < 1024 * 1024);
+    mg_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -675,6 +720,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_locality_tree_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_identity_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_streamed_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_svg_scales, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_uniform_is_inventory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_on_shared_topologies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_digest, setup, teardown),
