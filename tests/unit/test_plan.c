@@ -135,6 +135,7 @@ static void assert_mesh(const struct mg_plan *p, const int *want, int n)
 }
 
 static const char *const ab[] = {"a", "b"};
+static const char *const abc[] = {"a", "b", "c"};
 
 /* Reference case (create_hybrid_device_mesh): 2 hosts x 4 devices, ici
  * (2,2), dcn (2,1) -> [[0,1],[2,3],[4,5],[6,7]]. */
@@ -309,12 +310,13 @@ static void test_granules_heterogeneous(void **state)
     assert_int_equal(f->diags.items[0].at.line, 102);
 }
 
-/* Slices group hosts; granules sort naturally by key (n2 before n10). */
-static void test_slices_and_natural_order(void **state)
+/* Slices group hosts; granules follow process order, the order of each
+ * slice's first host, never their names (JAX keys them by slice_index). */
+static void test_slices_in_process_order(void **state)
 {
     struct fixture *f = *state;
     const int64_t shape[] = {2, 4}, dcn[] = {2, 1};
-    const int want[] = {4, 5, 6, 7, 0, 1, 2, 3};
+    const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
     struct mg_plan *p;
     hosts(f, 4, 2, NULL);
     f->inv.hosts[0].slice = "rack10";
@@ -325,14 +327,102 @@ static void test_slices_and_natural_order(void **state)
     axes(f, 2, ab, shape, dcn);
     p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
     assert_mesh(p, want, 8);
-    assert_int_equal(p->host_granule[0], 1);
-    assert_int_equal(p->host_granule[2], 0);
+    assert_int_equal(p->host_granule[0], 0);
+    assert_int_equal(p->host_granule[2], 1);
 
-    /* Without sorting, the inventory's order decides. */
+    /* JAX's should_sort_granules_by_key: sorted by key or not, the key is
+     * the first process, so the order is the same. */
     f->spec.sort_granules = 0;
     p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 8);
+}
+
+/* Interleaved slices: a slice's devices are its hosts' in process order,
+ * and slices are ordered by their first process. */
+static void test_slices_interleaved(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 4}, dcn[] = {2, 1};
+    const int want[] = {0, 1, 4, 5, 2, 3, 6, 7};
+    struct mg_plan *p;
+    hosts(f, 4, 2, NULL);
+    f->inv.hosts[0].slice = "b";
+    f->inv.hosts[1].slice = "a";
+    f->inv.hosts[2].slice = "b";
+    f->inv.hosts[3].slice = "a";
+    f->spec.granule = MG_GRANULE_SLICE;
+    axes(f, 2, ab, shape, dcn);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 8);
+    assert_string_equal(p->granules[0].key, "b");
+}
+
+/* Reference case (issue 14): hosts n10, n2, n1 with 2 devices each, (3,2)
+ * with dcn (3,1) gives [0..5], as create_hybrid_device_mesh does: host
+ * granule k is process k, whatever the names. */
+static void test_process_order_not_names(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {3, 2}, dcn[] = {3, 1};
+    const int want[] = {0, 1, 2, 3, 4, 5};
+    struct mg_plan *p;
+    int k;
+    hosts(f, 3, 2, NULL);
+    f->inv.hosts[0].name = "n10";
+    f->inv.hosts[1].name = "n2";
+    f->inv.hosts[2].name = "n1";
+    axes(f, 2, ab, shape, dcn);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 6);
+    for (k = 0; k < 3; k++) {
+        assert_int_equal(p->host_granule[k], k);
+        assert_int_equal(p->processes[k].host, k);
+    }
+}
+
+/* Slices without `dcn`: eformer's multi-slice rule puts every slice on the
+ * first axis the slice count divides; with none, an error that names the
+ * shape, never a placeholder count. */
+static void test_dcn_infer_slices(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {3, 4, 2}, bad[] = {2, 2};
+    struct mg_plan *p;
+    int i;
+    hosts(f, 6, 4, NULL);
+    for (i = 0; i < 6; i++)
+        f->inv.hosts[i].slice = i < 3 ? "s0" : "s1";
+    f->spec.granule = MG_GRANULE_SLICE;
+    axes(f, 3, abc, shape, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
     assert_non_null(p);
-    assert_int_equal(p->mesh[0], 0);
+    assert_int_equal(p->dcn[0], 1);
+    assert_int_equal(p->dcn[1], 2);
+    assert_int_equal(p->ici[1], 2);
+    assert_int_equal(p->dcn[2], 1);
+
+    hosts(f, 4, 1, NULL);
+    for (i = 0; i < 4; i++)
+        f->inv.hosts[i].slice = mg_printf(&f->arena, "s%d", i);
+    axes(f, 2, ab, bad, NULL);
+    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
+    assert_true(has_error(f, "dcn-infer"));
+    assert_null(strstr(f->diags.items[0].message, "-1"));
+    assert_non_null(strstr(f->diags.items[0].message, "over 4 slices"));
+}
+
+/* The host walk's error says which axis did not split, never "-1
+ * devices". */
+static void test_dcn_infer_message(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {5, 2};
+    hosts(f, 2, 5, NULL);
+    axes(f, 2, ab, shape, NULL);
+    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
+    assert_true(has_error(f, "dcn-infer"));
+    assert_null(strstr(f->diags.items[0].message, "-1"));
+    assert_non_null(strstr(f->diags.items[0].message, "axis 'a' (size 5)"));
 }
 
 /* devices: N takes the first N devices; whole granules or part of one. */
@@ -501,6 +591,203 @@ static void test_digest(void **state)
     assert_string_not_equal(first, p->digest);
 }
 
+/* Tree closeness for 8 GPUs: machine (depth 0), two sockets (1), each GPU
+ * (2). `alternate`: sockets alternate in device order (0,2,4,6 on one),
+ * else 0-3 and 4-7. The paths name each ancestor by its first device. */
+static void tree_closeness(struct fixture *f, int alternate)
+{
+    struct mg_topology *t = &f->inv.topologies[0];
+    int i;
+
+    t->tree_stride[MG_KIND_GPU] = 3;
+    t->tree_depth[MG_KIND_GPU] = mg_alloc_array(&f->arena, 8, sizeof(int));
+    t->tree_path[MG_KIND_GPU] = mg_alloc_array(&f->arena, 8 * 3, sizeof(int));
+    for (i = 0; i < 8; i++) {
+        int socket = alternate ? i % 2 : i / 4;
+        t->tree_depth[MG_KIND_GPU][i] = 2;
+        t->tree_path[MG_KIND_GPU][i * 3] = 0;
+        t->tree_path[MG_KIND_GPU][i * 3 + 1] = alternate ? socket : socket * 4;
+        t->tree_path[MG_KIND_GPU][i * 3 + 2] = i;
+    }
+}
+
+/* The same placement as the matrix of test_locality_keeps_tp_in_socket,
+ * from tree paths: closeness by the tree goes through the same grouping. */
+static void test_locality_tree_paths(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {2, 4};
+    const int want[] = {0, 2, 4, 6, 1, 3, 5, 7};
+    struct mg_plan *p;
+
+    hosts(f, 1, 8, NULL);
+    tree_closeness(f, 1);
+    axes(f, 2, names, shape, NULL);
+    f->spec.order = MG_ORDER_LOCALITY;
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 8);
+    /* tp pairs inside a socket: 6 per group, closeness 1 each, weight 2. */
+    assert_int_equal(p->score, 2 * 2 * 6 * 1);
+    /* Inventory order: two such pairs per tp group, and every dp pair. */
+    assert_int_equal(p->score_inventory, 2 * 2 * 2 * 1 + 4 * 1);
+    assert_int_equal(mg_topology_closeness(&f->inv.topologies[0], MG_KIND_GPU, 0, 2), 1);
+    assert_int_equal(mg_topology_closeness(&f->inv.topologies[0], MG_KIND_GPU, 0, 1), 0);
+    assert_int_equal(mg_topology_closeness(&f->inv.topologies[0], MG_KIND_GPU, 3, 3), 2);
+}
+
+/* Sockets in device order: inventory order is already the best, kept
+ * without the grouping; the score is counted per depth, as pairs would. */
+static void test_locality_tree_in_order(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {2, 4};
+    const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    struct mg_plan *p;
+
+    hosts(f, 2, 8, NULL);
+    tree_closeness(f, 0);
+    axes(f, 2, names, shape, NULL);
+    f->spec.devices = 8;
+    f->spec.has_devices = 1;
+    f->spec.order = MG_ORDER_LOCALITY;
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 8);
+    assert_int_equal(p->score, p->score_inventory);
+    assert_int_equal(p->score, 2 * 2 * 6 * 1);
+}
+
+/* Which tables are the identity, and the C that leaves them out. */
+static void test_identity_tables(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {4, 4};
+    struct mg_plan *p;
+    struct mg_buf b;
+    int m[64];
+
+    hosts(f, 2, 8, NULL);
+    axes(f, 2, names, shape, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    assert_true(p->mesh_identity);
+    assert_true(p->process_devices_identity);
+    assert_true(p->processes_are_hosts);
+    mg_buf_init(&b);
+    mg_emit_source(&b, p, "test");
+    assert_non_null(strstr(b.data, ".mesh_devices = NULL,"));
+    assert_non_null(strstr(b.data, ".device_index = NULL,"));
+    assert_non_null(strstr(b.data, ".processes = NULL,"));
+    assert_non_null(strstr(b.data, ".process_devices = NULL,"));
+    assert_null(strstr(b.data, "t__mesh_devices["));
+    mg_buf_free(&b);
+
+    /* One process per device is not the hosts; a reordered mesh keeps its
+     * tables. */
+    f->spec.processes = MESHGEN_PROCESSES_DEVICE;
+    alternating(m);
+    hosts(f, 2, 8, m);
+    f->spec.order = MG_ORDER_LOCALITY;
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    assert_false(p->mesh_identity);
+    assert_true(p->process_devices_identity);
+    assert_false(p->processes_are_hosts);
+    mg_buf_init(&b);
+    mg_emit_source(&b, p, "test");
+    assert_non_null(strstr(b.data, ".mesh_devices = t__mesh_devices,"));
+    assert_non_null(strstr(b.data, ".device_index = t__device_index,"));
+    assert_non_null(strstr(b.data, ".processes = t__processes,"));
+    assert_non_null(strstr(b.data, ".process_devices = NULL,"));
+    mg_buf_free(&b);
+}
+
+static void append_sink(void *ctx, const char *data, size_t len)
+{
+    struct mg_buf *all = ctx;
+    mg_buf_put(all, data, len);
+    all->indent++; /* counts the chunks */
+}
+
+/* The JSON of resolve, streamed in chunks, is the same text as in one
+ * buffer; the streaming buffer never holds much more than a chunk. */
+static void test_streamed_json(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {-1, 8};
+    struct mg_buf whole, all, streamed;
+    struct mg_plan *p;
+
+    hosts(f, 4096, 8, NULL);
+    axes(f, 2, names, shape, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    mg_buf_init(&whole);
+    mg_emit_json(&whole, p);
+    mg_buf_init(&all);
+    mg_buf_init(&streamed);
+    mg_buf_stream(&streamed, append_sink, &all);
+    mg_emit_json(&streamed, p);
+    assert_true(streamed.cap <= 4 * MG_BUF_CHUNK);
+    mg_buf_flush(&streamed);
+    assert_true(whole.len > 2 * MG_BUF_CHUNK);
+    assert_true(all.indent >= 3);
+    assert_int_equal(all.len, whole.len);
+    assert_int_equal(mg_buf_pos(&streamed), whole.len);
+    assert_memory_equal(all.data, whole.data, whole.len);
+    mg_buf_free(&whole);
+    mg_buf_free(&all);
+    mg_buf_free(&streamed);
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (text = strstr(text, what); text; text = strstr(text + 1, what))
+        n++;
+    return n;
+}
+
+/* show --svg: a square per position up to a few thousand, then boxes of
+ * rows and columns (at most 2048), each naming its first and last device
+ * and host. */
+static void test_svg_scales(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {-1, 8};
+    struct mg_plan *p;
+    struct mg_buf b;
+
+    hosts(f, 384, 8, NULL);
+    axes(f, 2, names, shape, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    mg_buf_init(&b);
+    mg_emit_svg(&b, p);
+    assert_int_equal(count_of(b.data, "<rect"), 3072);
+    mg_buf_free(&b);
+
+    hosts(f, 32768, 8, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    mg_buf_init(&b);
+    mg_emit_svg(&b, p);
+    /* 32768 rows x 8 columns: 8 boxes across, 256 down, 128 rows each. */
+    assert_int_equal(count_of(b.data, "<rect"), 2048);
+    /* Elements: the root, the line that says so, three a box. */
+    assert_int_equal(count_of(b.data, "<") - count_of(b.data, "</"), 3 * 2048 + 2);
+    assert_non_null(strstr(b.data, "each box 128 rows x 1 column"));
+    assert_non_null(strstr(b.data, ">0..1016</text>"));
+    assert_non_null(strstr(b.data, ">h0..h127</text>"));
+    assert_non_null(strstr(b.data, ">261127..262143</text>"));
+    assert_true(b.len < 1024 * 1024);
+    mg_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,10 +802,19 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mpmd_process_in_two_stages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mpmd_stage_per_host, setup, teardown),
         cmocka_unit_test_setup_teardown(test_granules_heterogeneous, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slices_and_natural_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slices_in_process_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slices_interleaved, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_process_order_not_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dcn_infer_slices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dcn_infer_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_devices_subset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_processes_per_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_keeps_tp_in_socket, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_locality_tree_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_locality_tree_in_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_identity_tables, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_streamed_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_svg_scales, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_uniform_is_inventory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_on_shared_topologies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_digest, setup, teardown),
