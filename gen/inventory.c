@@ -481,8 +481,9 @@ static int mg_count_devices(struct mg_inv_ctx *c, const struct mg_group *g, int6
 {
     if (per_host <= 0 || g->n_names <= 0)
         return 1;
-    /* At most 2^20 hosts, each of at most MG_MAX_DEVICES: no overflow. */
-    c->devices += (int64_t)g->n_names * (per_host > MG_MAX_DEVICES ? MG_MAX_DEVICES + 1 : per_host);
+    /* At most 2^20 hosts of at most INT_MAX devices, added once past the
+     * limit: no overflow. */
+    c->devices += (int64_t)g->n_names * per_host;
     if (c->devices <= MG_MAX_DEVICES)
         return 1;
     mg_error(c->d, MG_CHK_INVENTORY_DEVICE_COUNT, g->at,
@@ -516,7 +517,7 @@ static void mg_count_host_devices(struct mg_inv_ctx *c, const struct mg_group *g
             n += mg_topology_devices(&c->inv->topologies[g->host_topology[h]]);
     if (n <= 0)
         return;
-    c->devices += n > MG_MAX_DEVICES ? MG_MAX_DEVICES + 1 : n;
+    c->devices += n;
     if (c->devices <= MG_MAX_DEVICES)
         return;
     mg_error(c->d, MG_CHK_INVENTORY_DEVICE_COUNT, g->at,
