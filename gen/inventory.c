@@ -281,6 +281,25 @@ static void mg_group_topology(struct mg_inv_ctx *c, struct mg_group *g, const st
         g->topology = mg_topology_index(c, n, value, synth != NULL, where);
 }
 
+/* A kept topology's devices are the cache's, shared with every other
+ * inventory that names the file: before a template clears their UUIDs, the
+ * kinds that have any are copied into this inventory. */
+static void mg_own_uuids(struct mg_inv_ctx *c, struct mg_topology *t)
+{
+    int k, i, any;
+
+    for (k = 0; k < MG_N_KINDS; k++) {
+        struct mg_devinfo *own;
+        for (i = any = 0; i < t->n[k]; i++)
+            any |= t->devs[k][i].uuid && t->devs[k][i].uuid[0];
+        if (!any)
+            continue;
+        own = mg_alloc_array(c->a, (size_t)t->n[k], sizeof *own);
+        memcpy(own, t->devs[k], (size_t)t->n[k] * sizeof *own);
+        t->devs[k] = own;
+    }
+}
+
 /* A topology that more than one host names is a template, not any one
  * host's snapshot: the fields of the machine it was exported from (GPU
  * UUIDs) are left out, so that no host is given another's GPUs by UUID,
@@ -298,6 +317,8 @@ static void mg_templates(struct mg_inv_ctx *c)
         int cleared;
         if (users[t] < 2)
             continue;
+        if (c->cache)
+            mg_own_uuids(c, &inv->topologies[t]);
         cleared = mg_topology_make_template(&inv->topologies[t]);
         if (cleared)
             mg_warning(c->d, MG_CHK_INVENTORY_TEMPLATE, c->topo_at[t],
@@ -904,6 +925,26 @@ static struct mg_cached *mg_cache_add(struct mg_inv_cache *c, const char *key)
     return e;
 }
 
+/* A kept load is made at this location, which each run's replay puts its
+ * own in place of: the first caller's mark may name a spec (and an arena)
+ * that a later run no longer has, and the source on another line. */
+static const char mg_cached_here[] = "(cached load)";
+
+/* Reports a kept load's diagnostics into d, at `at` where the load had
+ * only the source's location. */
+static void mg_cache_replay(struct mg_diags *d, const struct mg_diags *kept, struct mg_mark at)
+{
+    int i = d->n;
+
+    mg_diags_append(d, kept);
+    for (; i < d->n; i++) {
+        if (d->items[i].at.file == mg_cached_here)
+            d->items[i].at = at;
+        if (d->items[i].related.file == mg_cached_here)
+            d->items[i].related = at;
+    }
+}
+
 /* mg_topology_load, once per distinct source and call. What the load
  * reported (a template note, an error) is kept with it and reported again
  * to every run that loads it. The label is the caller's: two inventories
@@ -920,12 +961,13 @@ static int mg_load_topology(struct mg_inv_cache *cache, struct mg_arena *a, stru
     if (!key)
         return mg_topology_load(a, d, source, label, at, t, host_name);
     if (!e) {
+        struct mg_mark here = {mg_cached_here, 0, 0};
         e = mg_cache_add(cache, key);
         mg_diags_init(&e->diags, &cache->arena);
-        e->rc =
-            mg_topology_load(&cache->arena, &e->diags, source, label, at, &e->topo, &e->host_name);
+        e->rc = mg_topology_load(&cache->arena, &e->diags, source, label, here, &e->topo,
+                                 &e->host_name);
     }
-    mg_diags_append(d, &e->diags);
+    mg_cache_replay(d, &e->diags, at);
     if (e->rc != 0)
         return -1;
     *t = e->topo;
@@ -954,6 +996,7 @@ struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *cache, struct
 {
     const char *key;
     struct mg_cached *e;
+    struct mg_inventory *copy;
 
     if (!source || !*source) {
         mg_error(d, MG_CHK_INVENTORY_LOAD, at, "empty inventory source");
@@ -968,15 +1011,26 @@ struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *cache, struct
     e = mg_cache_find(cache, key);
     if (!e) {
         /* Kept, in the cache's arena, with what its load reported. */
+        struct mg_mark here = {mg_cached_here, 0, 0};
         e = mg_cache_add(cache, key);
         mg_diags_init(&e->diags, &cache->arena);
         if (mg_source_kind(source) == MG_SOURCE_INVENTORY)
-            e->inv = mg_inventory_file(cache, &cache->arena, &e->diags, source, at);
+            e->inv = mg_inventory_file(cache, &cache->arena, &e->diags, source, here);
         else
-            e->inv = mg_inventory_single(cache, &cache->arena, &e->diags, source, at);
+            e->inv = mg_inventory_single(cache, &cache->arena, &e->diags, source, here);
     }
-    mg_diags_append(d, &e->diags);
-    return e->inv ? mg_inventory_copy(a, e->inv) : NULL;
+    mg_cache_replay(d, &e->diags, at);
+    if (!e->inv)
+        return NULL;
+    copy = mg_inventory_copy(a, e->inv);
+    /* A topology source's one host is blamed where this run names it. */
+    if (copy->n_hosts == 1 && copy->hosts[0].at.file == mg_cached_here) {
+        struct mg_host *host = mg_alloc(a, sizeof *host);
+        *host = copy->hosts[0];
+        host->at = at;
+        copy->hosts = host;
+    }
+    return copy;
 }
 
 struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, const char *source,

@@ -597,7 +597,9 @@ static void test_cache_shared_topology(void **state)
     assert_non_null(z);
     assert_non_null(w);
     assert_non_null(v);
-    assert_ptr_equal(x->topologies[0].devs[MG_KIND_GPU], y->topologies[0].devs[MG_KIND_GPU]);
+    /* The GPUs are each template's own (their UUIDs left out), the rest
+     * the one load's. */
+    assert_ptr_equal(x->topologies[0].devs[MG_KIND_CORE], y->topologies[0].devs[MG_KIND_CORE]);
     /* A topology on its own is a host named after its file: kept by path. */
     assert_ptr_not_equal(x->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
     assert_ptr_not_equal(v->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
@@ -632,6 +634,59 @@ static void test_cache_errors_repeat(void **state)
         assert_int_equal(f->diags.items[n + i].at.line, f->diags.items[i].at.line);
     }
     assert_non_null(find_check(&f->diags, "inventory-host-duplicate"));
+    mg_inv_cache_free(c);
+}
+
+/* A kept load's diagnostics at the source's own location are reported at
+ * each run's: the first run's spec (and the arena its name lives in) is
+ * gone by the second, which names the source on another line. */
+static void test_cache_errors_at_each_run(void **state)
+{
+    struct fx *f = *state;
+    struct mg_inv_cache *c = mg_inv_cache_new();
+    const char *path = "synthetic:no-such-level:2";
+    char *first = malloc(8);
+    struct mg_mark at2 = {"b.yaml", 4, 12};
+
+    assert_non_null(first);
+    strcpy(first, "a.yaml");
+    assert_null(
+        mg_inventory_load_cached(c, &f->arena, &f->diags, path, (struct mg_mark){first, 3, 12}));
+    assert_int_equal(f->diags.n, 1);
+    assert_mark(f->diags.items[0].at, "a.yaml", 3, 12);
+    free(first);
+    assert_null(mg_inventory_load_cached(c, &f->arena, &f->diags, path, at2));
+    assert_int_equal(f->diags.n, 2);
+    /* The line first: before the fix the file was the freed name. */
+    assert_int_equal(f->diags.items[1].at.line, 4);
+    assert_ptr_equal(f->diags.items[1].at.file, at2.file);
+    assert_int_equal(f->diags.items[1].at.col, 12);
+    mg_inv_cache_free(c);
+}
+
+/* A template made of a kept topology leaves the kept one alone: another
+ * inventory that gives the file to one host keeps its UUIDs, and another
+ * that shares it too is told so again. */
+static void test_cache_template_keeps_topology(void **state)
+{
+    struct fx *f = *state;
+    struct mg_inv_cache *c = mg_inv_cache_new();
+    const struct mg_inventory *tmpl = load_cached(f, c, INV_DATA "/template.yaml");
+    const struct mg_inventory *own = load_cached(f, c, INV_DATA "/per-host.yaml");
+    const struct mg_inventory *again = load_cached(f, c, INV_DATA "/../inventory/template.yaml");
+    const struct mg_topology *t;
+    int i, notes = 0;
+
+    assert_non_null(tmpl);
+    assert_non_null(own);
+    assert_non_null(again);
+    assert_string_equal(tmpl->topologies[0].devs[MG_KIND_GPU][0].uuid, "");
+    t = &own->topologies[own->hosts[1].topology];
+    assert_string_equal(own->hosts[1].name, "gpu1");
+    assert_string_equal(t->devs[MG_KIND_GPU][0].uuid, "GPU-11111111-2222-3333-4444-000000000001");
+    for (i = 0; i < f->diags.n; i++)
+        notes += strcmp(f->diags.items[i].check, "inventory-template") == 0;
+    assert_int_equal(notes, 2);
     mg_inv_cache_free(c);
 }
 
@@ -808,6 +863,8 @@ int main(void)
         T(test_tpu_errors),
         T(test_cache_same_inventory),
         T(test_cache_shared_topology),
+        T(test_cache_errors_at_each_run),
+        T(test_cache_template_keeps_topology),
         T(test_cache_errors_repeat),
 #undef T
     };
