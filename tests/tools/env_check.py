@@ -128,6 +128,10 @@ def main():
                      "this machine is 'gpu7'")
         expect_error(meshgen, tmp, "cuda.no_rank", ["cuda.yaml", "--host", "gpu1"],
                      "--local-rank")
+        expect_error(meshgen, tmp, "cuda.range", ["cuda.yaml", "--process", "9"],
+                     "process 9 is not below the process count 4")
+        expect_error(meshgen, tmp, "cuda.range_env", ["cuda.yaml"],
+                     "process 9 is not below the process count 4", env={"MESHGEN_PROCESS": "9"})
         expect_error(meshgen, tmp, "cuda.mismatch", ["cuda.yaml", "--host", "gpu1", "--process",
                                                      "0"], "runs on host 'gpu2'")
 
