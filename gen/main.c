@@ -221,6 +221,7 @@ static int mg_option_count(enum mg_command cmd, const char *option, const char *
 {
     long v = 0;
     const char *p = value;
+    char shown[1024];
 
     for (; *p >= '0' && *p <= '9' && v <= 0x7fffffffL; p++)
         v = v * 10 + (*p - '0');
@@ -228,7 +229,8 @@ static int mg_option_count(enum mg_command cmd, const char *option, const char *
         *out = (int)v;
         return 0;
     }
-    mg_usage_error(cmd, "%s must be a number (decimal digits), not '%s'", option, value);
+    mg_usage_error(cmd, "%s must be a number (decimal digits), not '%s'", option,
+                   mg_arg_shown(value, shown, sizeof shown));
     return -1;
 }
 
@@ -296,6 +298,8 @@ static int mg_parse_option(enum mg_command cmd, int ch, char **argv, struct mg_o
  * code after the usage error. */
 static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_files, char **files)
 {
+    char shown[1024];
+
     if ((o->out_dir || o->depfile || o->print_outputs) && cmd != MG_CMD_GENERATE)
         return mg_usage_error(cmd, "%s is an option of 'generate' only",
                               o->out_dir         ? "-o"
@@ -321,11 +325,13 @@ static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_fi
         return -1;
     }
     if (o->mesh && n_files > 0)
-        return mg_usage_error(cmd, "give a spec file or --mesh, not both (got '%s')", files[0]);
+        return mg_usage_error(cmd, "give a spec file or --mesh, not both (got '%s')",
+                              mg_arg_shown(files[0], shown, sizeof shown));
     if (!o->mesh && n_files == 0)
         return mg_usage_error(cmd, "%s", "no spec file given (or use --mesh)");
     if (cmd != MG_CMD_VALIDATE && n_files > 1)
-        return mg_usage_error(cmd, "one spec file at a time (got '%s' too)", files[1]);
+        return mg_usage_error(cmd, "one spec file at a time (got '%s' too)",
+                              mg_arg_shown(files[1], shown, sizeof shown));
     return -1;
 }
 
