@@ -68,8 +68,9 @@ struct mg_inv_ctx {
     int cap;                    /* of inv->topologies (inv->files holds one more) */
     struct mg_mark *topo_at;    /* per topology: the node that first named it */
     const char **topo_where;    /* and its place, "hosts[3].topology" */
-    struct mg_topo_slot *slots; /* open addressing, power-of-two size, over 2 * cap */
+    struct mg_topo_slot *slots; /* open addressing, power-of-two size, over 2 * n_keys */
     size_t mask;
+    size_t n_keys;       /* in slots: the topologies and the sources that failed to load */
     int64_t tpu_devices; /* in the TPU groups so far */
     int64_t devices;     /* hosts x their most numerous kind, up to here */
     int refused;         /* inventory-device-count: read no further */
@@ -99,37 +100,41 @@ static struct mg_topo_slot *mg_topo_slot(struct mg_inv_ctx *c, const char *key)
 }
 
 /* Room for `more` topologies beyond those loaded (a TPU slice has one per
- * host, a `{host}` pattern one per name): the arrays grow and the table is
- * rebuilt at twice the capacity, so it never fills. */
+ * host, a `{host}` pattern one per name): the arrays grow, and the table is
+ * rebuilt at twice its keys, so it never fills. A source that failed to
+ * load keeps its key and adds no topology, so the table counts keys. */
 static void mg_topologies_reserve(struct mg_inv_ctx *c, size_t more)
 {
     struct mg_inventory *inv = c->inv;
     struct mg_topo_slot *old = c->slots;
     size_t need = (size_t)inv->n_topologies + more, old_size = old ? c->mask + 1 : 0, size = 16;
+    size_t keys = c->n_keys + more;
     struct mg_topology *t;
     const char **files;
     struct mg_mark *at;
     const char **where;
     size_t i;
 
-    if (need <= (size_t)c->cap)
-        return;
-    t = mg_alloc_array(c->a, need, sizeof *t);
-    files = mg_alloc_array(c->a, need + 1, sizeof *files);
-    at = mg_alloc_array(c->a, need, sizeof *at);
-    where = mg_alloc_array(c->a, need, sizeof *where);
-    if (c->cap) {
-        memcpy(t, inv->topologies, (size_t)inv->n_topologies * sizeof *t);
-        memcpy(files, inv->files, (size_t)inv->n_files * sizeof *files);
-        memcpy(at, c->topo_at, (size_t)inv->n_topologies * sizeof *at);
-        memcpy(where, c->topo_where, (size_t)inv->n_topologies * sizeof *where);
+    if (need > (size_t)c->cap) {
+        t = mg_alloc_array(c->a, need, sizeof *t);
+        files = mg_alloc_array(c->a, need + 1, sizeof *files);
+        at = mg_alloc_array(c->a, need, sizeof *at);
+        where = mg_alloc_array(c->a, need, sizeof *where);
+        if (c->cap) {
+            memcpy(t, inv->topologies, (size_t)inv->n_topologies * sizeof *t);
+            memcpy(files, inv->files, (size_t)inv->n_files * sizeof *files);
+            memcpy(at, c->topo_at, (size_t)inv->n_topologies * sizeof *at);
+            memcpy(where, c->topo_where, (size_t)inv->n_topologies * sizeof *where);
+        }
+        inv->topologies = t;
+        inv->files = files;
+        c->topo_at = at;
+        c->topo_where = where;
+        c->cap = (int)need;
     }
-    inv->topologies = t;
-    inv->files = files;
-    c->topo_at = at;
-    c->topo_where = where;
-    c->cap = (int)need;
-    while (size < 2 * need)
+    if (old && 2 * keys <= old_size)
+        return;
+    while (size < 2 * keys)
         size *= 2;
     c->slots = mg_alloc_array(c->a, size, sizeof *c->slots);
     c->mask = size - 1;
@@ -176,6 +181,7 @@ static int mg_topology_index(struct mg_inv_ctx *c, const struct mg_node *n, cons
         return slot->index;
     slot->key = key;
     slot->index = -1;
+    c->n_keys++;
     /* hwloc would fail on it too, but with a message about XML syntax. */
     if (is_self) {
         mg_error(c->d, MG_CHK_INVENTORY_LOAD, n->mark,

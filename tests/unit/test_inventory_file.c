@@ -751,6 +751,47 @@ static void test_template_drops_uuids(void **state)
         assert_string_equal(inv->topologies[0].devs[MG_KIND_GPU][i].uuid, "");
 }
 
+/* Snapshots that exist but fail to load still take a place in the table of
+ * topologies seen: four groups of five broken ones are 20 keys, more than
+ * the 16 places the table had, which then filled and the next lookup went
+ * round it forever. SIGALRM ends the test if it hangs. */
+static void test_per_host_broken_snapshots(void **state)
+{
+    struct fx *f = *state;
+    char name[160];
+    const char *groups = "abcd";
+    int g, h;
+
+    load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                 "  - names: a[1-5]\n    topology: bad/{host}.xml\n"
+                 "  - names: b[1-5]\n    topology: bad/{host}.xml\n"
+                 "  - names: c[1-5]\n    topology: bad/{host}.xml\n"
+                 "  - names: d[1-5]\n    topology: bad/{host}.xml\n");
+    snprintf(name, sizeof name, "%s/bad", f->dir);
+    assert_int_equal(mkdir(name, 0700), 0);
+    for (g = 0; g < 4; g++)
+        for (h = 1; h <= 5; h++) {
+            FILE *fp;
+            snprintf(name, sizeof name, "%s/bad/%c%d.xml", f->dir, groups[g], h);
+            fp = fopen(name, "w");
+            assert_non_null(fp);
+            fclose(fp);
+        }
+    /* Written before the snapshots: one error per group, none missing now. */
+    assert_int_equal(f->diags.n_errors, 4);
+    alarm(10);
+    assert_null(load(f, f->path));
+    alarm(0);
+    assert_int_equal(f->diags.n_errors, 4 + 20);
+    for (g = 0; g < 4; g++)
+        for (h = 1; h <= 5; h++) {
+            snprintf(name, sizeof name, "%s/bad/%c%d.xml", f->dir, groups[g], h);
+            unlink(name);
+        }
+    snprintf(name, sizeof name, "%s/bad", f->dir);
+    rmdir(name);
+}
+
 /* A missing snapshot: one error for the group, naming the first host
  * without one and its path. */
 static void test_missing_snapshot(void **state)
@@ -866,6 +907,7 @@ int main(void)
         T(test_cache_errors_at_each_run),
         T(test_cache_template_keeps_topology),
         T(test_cache_errors_repeat),
+        T(test_per_host_broken_snapshots),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
