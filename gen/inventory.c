@@ -476,23 +476,51 @@ static int mg_group_tpu(struct mg_inv_ctx *c, struct mg_group *g, const struct m
     return first;
 }
 
-/* A TPU slice is one host group: no other group may name its slice. */
+/* The groups that name one slice so far: the first, and the first that is
+ * a TPU slice (n when none). */
+struct mg_slice_seen {
+    const char *slice;
+    size_t first, first_tpu;
+};
+
+/* A TPU slice is one host group: no other group may name its slice. Each
+ * group is compared with the first earlier group of its slice (the first
+ * TPU one, when it is not one itself) by a table of slices: a pod's
+ * thousands of groups, each pair compared, took minutes. */
 static void mg_check_tpu_slices(struct mg_inv_ctx *c, const struct mg_group *groups, size_t n)
 {
-    size_t i, j;
+    size_t i, j, size = 16, mask;
+    struct mg_slice_seen *seen;
 
-    for (i = 0; i < n; i++)
-        for (j = 0; j < i; j++) {
-            if (!groups[i].slice || !groups[j].slice || !(groups[i].tpu || groups[j].tpu) ||
-                strcmp(groups[i].slice, groups[j].slice) != 0)
-                continue;
-            mg_error_rel(c->d, MG_CHK_TPU_SLICE, groups[i].slice_at, groups[j].slice_at,
-                         "first named here",
-                         "%s.slice: found the slice %s of hosts[%zu] again, expected each TPU "
-                         "slice to be one host group of its own",
-                         mg_where(c->a, "hosts", (long)i), mg_show(c->a, groups[i].slice), j);
-            break;
+    while (size < 2 * n)
+        size *= 2;
+    mask = size - 1;
+    seen = mg_alloc_array(c->a, size, sizeof *seen);
+    for (i = 0; i < n; i++) {
+        struct mg_slice_seen *e;
+        size_t k;
+        if (!groups[i].slice)
+            continue;
+        k = mg_key_hash(groups[i].slice) & mask;
+        while (seen[k].slice && strcmp(seen[k].slice, groups[i].slice) != 0)
+            k = (k + 1) & mask;
+        e = &seen[k];
+        if (!e->slice) {
+            e->slice = groups[i].slice;
+            e->first = i;
+            e->first_tpu = n;
         }
+        j = groups[i].tpu ? e->first : e->first_tpu;
+        if (groups[i].tpu && e->first_tpu == n)
+            e->first_tpu = i;
+        if (j >= i)
+            continue;
+        mg_error_rel(c->d, MG_CHK_TPU_SLICE, groups[i].slice_at, groups[j].slice_at,
+                     "first named here",
+                     "%s.slice: found the slice %s of hosts[%zu] again, expected each TPU "
+                     "slice to be one host group of its own",
+                     mg_where(c->a, "hosts", (long)i), mg_show(c->a, groups[i].slice), j);
+    }
 }
 
 /* ---- host groups ----------------------------------------------------------------- */

@@ -792,6 +792,36 @@ static void test_per_host_broken_snapshots(void **state)
     rmdir(name);
 }
 
+/* tpu-slice: a TPU group after any group of its slice, and any group
+ * after a TPU group of its slice, each blamed against the first such;
+ * groups that are not TPU slices may share a slice. */
+static void test_tpu_slice_pairs(void **state)
+{
+    struct fx *f = *state;
+    const char *want[] = {"hosts[1].slice: found the slice 's' of hosts[0] again",
+                          "hosts[2].slice: found the slice 's' of hosts[1] again",
+                          "hosts[6].slice: found the slice 'v' of hosts[5] again"};
+    int i, k = 0;
+
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                             "  - {names: h0, synthetic: 'pack:1 core:1 pu:1', slice: s}\n"
+                             "  - {names: t1, tpu: v5e, topology: 1x1, slice: s}\n"
+                             "  - {names: h2, synthetic: 'pack:1 core:1 pu:1', slice: s}\n"
+                             "  - {names: h3, synthetic: 'pack:1 core:1 pu:1', slice: u}\n"
+                             "  - {names: h4, synthetic: 'pack:1 core:1 pu:1', slice: u}\n"
+                             "  - {names: t5, tpu: v5e, topology: 1x1, slice: v}\n"
+                             "  - {names: t6, tpu: v5e, topology: 1x1, slice: v}\n"));
+    assert_int_equal(f->diags.n_errors, 3);
+    for (i = 0; i < f->diags.n; i++) {
+        if (strcmp(f->diags.items[i].check, "tpu-slice") != 0)
+            continue;
+        assert_true(k < 3);
+        expect_message(&f->diags.items[i], want[k]);
+        k++;
+    }
+    assert_int_equal(k, 3);
+}
+
 /* A missing snapshot: one error for the group, naming the first host
  * without one and its path. */
 static void test_missing_snapshot(void **state)
@@ -908,6 +938,7 @@ int main(void)
         T(test_cache_template_keeps_topology),
         T(test_cache_errors_repeat),
         T(test_per_host_broken_snapshots),
+        T(test_tpu_slice_pairs),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
