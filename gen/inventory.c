@@ -240,12 +240,14 @@ static void mg_topology_per_host(struct mg_inv_ctx *c, struct mg_group *g, const
         }
         g->host_topology[h] = mg_topology_index(c, n, value, 0, where);
     }
-    if (missing)
-        mg_error(c->d, MG_CHK_INVENTORY_LOAD, n->mark,
-                 "%s: host %s has no snapshot at %s (from %s; %d of the group's %d hosts have "
-                 "none): %s; export it on that host with 'meshgen inventory --export'",
-                 where, mg_show(c->a, g->names[first]), mg_show_path(c->a, first_path),
-                 mg_show_path(c->a, pattern), missing, g->n_names, strerror(err));
+    if (!missing)
+        return;
+    c->d->io_errors++; /* an input that cannot be read, as any topology: exit 2 */
+    mg_error(c->d, MG_CHK_INVENTORY_LOAD, n->mark,
+             "%s: host %s has no snapshot at %s (from %s; %d of the group's %d hosts have "
+             "none): %s; export it on that host with 'meshgen inventory --export'",
+             where, mg_show(c->a, g->names[first]), mg_show_path(c->a, first_path),
+             mg_show_path(c->a, pattern), missing, g->n_names, strerror(err));
 }
 
 /* Which topology a group names: exactly one of `topology` and `synthetic`

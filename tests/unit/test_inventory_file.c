@@ -834,6 +834,8 @@ static void test_missing_snapshot(void **state)
     expect_message(g, "host 'gpu3' has no snapshot at '../snap/gpu3.xml'");
     expect_message(g, "from '../snap/{host}.xml'; 2 of the group's 4 hosts");
     assert_int_equal(f->diags.n_errors, 1);
+    /* An input that cannot be read, as any missing topology: exit 2. */
+    assert_int_equal(f->diags.io_errors, 1);
 }
 
 /* A UUID that is not one a runtime takes is left out with a warning, never
