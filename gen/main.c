@@ -125,13 +125,17 @@ static void mg_command_help(enum mg_command cmd, FILE *out)
 }
 
 /* A command-line argument as a message may echo it: control bytes escaped
- * and cut past 200 bytes with "...", as diagnostics echo their values
- * (docs/reference.md, "Checks"). Returns buf. */
+ * and cut past 200 bytes (at a character) with "...", as diagnostics echo
+ * their values (docs/reference.md, "Checks"). Returns buf. */
 static const char *mg_arg_shown(const char *s, char *buf, size_t cap)
 {
-    size_t n = 0, i;
+    size_t n = 0, i, cut = 200;
 
-    for (i = 0; s[i] && i < 200 && n + 8 < cap; i++) {
+    /* At a character: a UTF-8 sequence is not split. */
+    if (strnlen(s, cut + 1) > cut)
+        while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+            cut--;
+    for (i = 0; s[i] && i < cut && n + 8 < cap; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (ch < 0x20 || ch == 0x7f)
             n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", ch);
