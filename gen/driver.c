@@ -43,6 +43,7 @@ struct mg_run {
     struct mg_arena arena;
     struct mg_diags diags;
     const struct mg_opts *opts;
+    struct mg_report *report; /* the command's, across its files */
     struct mg_spec *spec;
     const char *inv_label; /* the inventory as written */
     struct mg_inventory *inv;
@@ -51,12 +52,13 @@ struct mg_run {
     int is_inventory; /* the file is an inventory, not a mesh spec */
 };
 
-static void mg_run_start(struct mg_run *r, const struct mg_opts *o)
+static void mg_run_start(struct mg_run *r, const struct mg_opts *o, struct mg_report *report)
 {
     memset(r, 0, sizeof *r);
     mg_arena_init(&r->arena);
     mg_diags_init(&r->diags, &r->arena);
     r->opts = o;
+    r->report = report;
 }
 
 /* Where the inventory comes from, and where to blame it. *label receives
@@ -133,14 +135,15 @@ static struct mg_spec *mg_read_spec(struct mg_run *r, const char *file)
 
 /* Loads and compiles. Returns 1 when a model was built (or, for an
  * inventory file, when it loaded cleanly). */
-static int mg_load(struct mg_run *r, const struct mg_opts *o, const char *file, enum mg_when groups)
+static int mg_load(struct mg_run *r, const struct mg_opts *o, struct mg_report *rep,
+                   const char *file, enum mg_when groups)
 {
     struct mg_compile_opts copts;
     struct mg_mark at;
     const char *source;
     int parse_errors;
 
-    mg_run_start(r, o);
+    mg_run_start(r, o, rep);
     r->spec = mg_read_spec(r, file);
     if (r->is_inventory)
         return r->inv != NULL && r->diags.n_errors == 0;
@@ -168,10 +171,10 @@ static int mg_load(struct mg_run *r, const struct mg_opts *o, const char *file, 
 
 /* mg_load for the commands that need a mesh: an inventory file is refused
  * with a word on how to use it. */
-static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, const char *file,
-                        enum mg_when groups)
+static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, struct mg_report *rep,
+                        const char *file, enum mg_when groups)
 {
-    int ok = mg_load(r, o, file, groups);
+    int ok = mg_load(r, o, rep, file, groups);
     if (r->is_inventory) {
         struct mg_mark at = {file, 0, 0};
         mg_error(&r->diags, "not-a-mesh", at,
@@ -202,13 +205,20 @@ static void mg_output_file(struct mg_run *r, const char *path, const char *data,
     r->io_error = 1;
 }
 
-/* Prints the diagnostics, frees the run and gives the exit code. */
+/* Hands the diagnostics to the report (text and GitHub lines are printed
+ * now, a document at the end of the command), frees the run and gives the
+ * exit code. */
 static int mg_finish(struct mg_run *r, int ok)
 {
+    struct mg_buf b;
     int code;
-    /* JSON always prints its array, empty or not, so tools can parse it. */
-    if (r->diags.n || r->opts->format == MG_FORMAT_JSON)
-        mg_diags_print(&r->diags, r->opts->err, r->opts->format);
+
+    mg_buf_init(&b);
+    mg_report_add(r->report, &b, &r->diags);
+    /* Nothing is left to tell when the diagnostics themselves cannot be
+     * written. */
+    (void)mg_write_stream(r->opts->err, b.data, b.len);
+    mg_buf_free(&b);
     code = r->io_error ? MG_EXIT_USAGE : ok && r->diags.n_errors == 0 ? MG_EXIT_OK : MG_EXIT_INPUT;
     mg_arena_free(&r->arena);
     return code;
@@ -216,12 +226,13 @@ static int mg_finish(struct mg_run *r, int ok)
 
 /* ---- the commands --------------------------------------------------------------- */
 
-static int mg_cmd_validate(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_validate(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                           char *const *files)
 {
     int i, worst = MG_EXIT_OK;
     for (i = 0; i < (o->mesh ? 1 : n_files); i++) {
         struct mg_run r;
-        int ok = mg_load(&r, o, o->mesh ? NULL : files[i], MG_WHEN_NEVER);
+        int ok = mg_load(&r, o, rep, o->mesh ? NULL : files[i], MG_WHEN_NEVER);
         int code = mg_finish(&r, ok);
         if (code > worst)
             worst = code;
@@ -229,10 +240,11 @@ static int mg_cmd_validate(const struct mg_opts *o, int n_files, char *const *fi
     return worst;
 }
 
-static int mg_cmd_resolve(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_resolve(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                          char *const *files)
 {
     struct mg_run r;
-    int ok = mg_load_mesh(&r, o, n_files ? files[0] : NULL, MG_WHEN_NEVER);
+    int ok = mg_load_mesh(&r, o, rep, n_files ? files[0] : NULL, MG_WHEN_NEVER);
     if (ok) {
         struct mg_buf b;
         mg_buf_init(&b);
@@ -291,11 +303,12 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
         mg_buf_free(&out[i]);
 }
 
-static int mg_cmd_generate(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_generate(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                           char *const *files)
 {
     const char *file = n_files ? files[0] : NULL, *dir = o->out_dir ? o->out_dir : ".";
     struct mg_run r;
-    int ok = mg_load_mesh(&r, o, file, o->groups);
+    int ok = mg_load_mesh(&r, o, rep, file, o->groups);
 
     if (ok && !mg_is_directory(dir)) {
         fprintf(o->err, "meshgen: error: output directory '%s' does not exist\n", dir);
@@ -306,10 +319,11 @@ static int mg_cmd_generate(const struct mg_opts *o, int n_files, char *const *fi
     return mg_finish(&r, ok);
 }
 
-static int mg_cmd_show(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                       char *const *files)
 {
     struct mg_run r;
-    int ok = mg_load_mesh(&r, o, n_files ? files[0] : NULL, MG_WHEN_NEVER);
+    int ok = mg_load_mesh(&r, o, rep, n_files ? files[0] : NULL, MG_WHEN_NEVER);
     /* Colour only where a person reads it, and not against NO_COLOR. */
     int color = o->color == MG_WHEN_ALWAYS ||
                 (o->color == MG_WHEN_AUTO && isatty(fileno(o->out)) && getenv("NO_COLOR") == NULL);
@@ -342,7 +356,8 @@ static int mg_export(struct mg_run *r, const char *src, struct mg_mark at)
     return mg_finish(r, 1);
 }
 
-static int mg_cmd_inventory(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_inventory(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                            char *const *files)
 {
     struct mg_run r;
     struct mg_mark at = {"--inventory", 0, 0};
@@ -351,7 +366,7 @@ static int mg_cmd_inventory(const struct mg_opts *o, int n_files, char *const *f
 
     (void)n_files;
     (void)files;
-    mg_run_start(&r, o);
+    mg_run_start(&r, o, rep);
     if (!o->inventory)
         at.file = "(this machine)";
     if (o->export_path)
@@ -367,7 +382,8 @@ static int mg_cmd_inventory(const struct mg_opts *o, int n_files, char *const *f
 }
 
 /* Indexed by enum mg_command, so a command cannot lack its function. */
-static int (*const mg_commands[MG_N_COMMANDS])(const struct mg_opts *, int, char *const *) = {
+static int (*const mg_commands[MG_N_COMMANDS])(const struct mg_opts *, struct mg_report *, int,
+                                               char *const *) = {
     [MG_CMD_VALIDATE] = mg_cmd_validate,   [MG_CMD_GENERATE] = mg_cmd_generate,
     [MG_CMD_RESOLVE] = mg_cmd_resolve,     [MG_CMD_SHOW] = mg_cmd_show,
     [MG_CMD_INVENTORY] = mg_cmd_inventory,
@@ -375,5 +391,14 @@ static int (*const mg_commands[MG_N_COMMANDS])(const struct mg_opts *, int, char
 
 int mg_run_command(enum mg_command cmd, const struct mg_opts *o, int n_files, char *const *files)
 {
-    return mg_commands[cmd](o, n_files, files);
+    struct mg_report *rep = mg_report_begin(o->format);
+    struct mg_buf b;
+    int code = mg_commands[cmd](o, rep, n_files, files);
+
+    /* The JSON and SARIF documents, printed once for all the files. */
+    mg_buf_init(&b);
+    mg_report_end(rep, &b, code);
+    (void)mg_write_stream(o->err, b.data, b.len);
+    mg_buf_free(&b);
+    return code;
 }

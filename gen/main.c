@@ -40,7 +40,8 @@ static const char mg_usage_common[] =
     "  --axes NAMES      axis names for a positional --mesh\n"
     "  --name NAME       the mesh name (prefix of emitted symbols); overrides the\n"
     "                    spec's 'name:'; default 'mesh' with --mesh\n"
-    "  --format FMT      diagnostics as text (default), json or github\n"
+    "  --format FMT      diagnostics as text (default), json (one document per run),\n"
+    "                    github (workflow commands) or sarif (SARIF 2.1.0)\n"
     "  -h, --help        this help\n";
 
 /* The help of each command; its name is in words.c. */

@@ -63,6 +63,7 @@ static const struct mg_word mg_formats[] = {
     [MG_FORMAT_TEXT] = {"text", NULL},
     [MG_FORMAT_JSON] = {"json", NULL},
     [MG_FORMAT_GITHUB] = {"github", NULL},
+    [MG_FORMAT_SARIF] = {"sarif", NULL},
 };
 const struct mg_words mg_format_words = {mg_formats, MG_COUNT(mg_formats)};
 

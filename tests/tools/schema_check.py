@@ -151,7 +151,7 @@ def main():
                            capture_output=True, text=True, cwd=os.path.dirname(path))
         if r.returncode not in (0, 1):
             sys.exit(f"schema: meshgen validate {path} failed ({r.returncode}): {r.stderr}")
-        diags = [d for d in json.loads(r.stderr or "[]") if d["severity"] == "error"]
+        diags = [d for d in json.loads(r.stderr)["diagnostics"] if d["severity"] == "error"]
         if (r.returncode == 1) != bool(diags):
             sys.exit(f"schema: meshgen validate {path}: exit {r.returncode} with {diags}")
         # Errors in another file (the inventory a spec names) are not this file's.

@@ -109,7 +109,7 @@ static void test_lists(void **state)
     (void)state;
     mg_buf_init(&b);
     mg_word_list(&b, &mg_format_words, " or ");
-    assert_string_equal(b.data, "text, json or github");
+    assert_string_equal(b.data, "text, json, github or sarif");
     b.len = 0;
     mg_word_list(&b, &mg_when_words, " or ");
     assert_string_equal(b.data, "auto, always or never");

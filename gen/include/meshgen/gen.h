@@ -121,7 +121,8 @@ void mg_error_rel(struct mg_diags *d, const char *check, struct mg_mark at, stru
 void mg_warning(struct mg_diags *d, const char *check, struct mg_mark at, const char *fmt, ...)
     MG_PRINTF(4, 5);
 
-enum mg_diag_format { MG_FORMAT_TEXT, MG_FORMAT_JSON, MG_FORMAT_GITHUB };
+/* How diagnostics are printed (docs/reference.md, "Output formats"). */
+enum mg_diag_format { MG_FORMAT_TEXT, MG_FORMAT_JSON, MG_FORMAT_GITHUB, MG_FORMAT_SARIF };
 
 /* ---- enumerations and their words (words.c) ------------------------------ */
 
@@ -168,7 +169,7 @@ const char *mg_word_c(const struct mg_words *words, int value);
 /* The value of a word, or -1. */
 int mg_word_value(const struct mg_words *words, const char *name);
 /* Appends the words in order, separated by ", " and by `last` before the
- * last one: "text, json or github". */
+ * last one: "text, json, github or sarif". */
 void mg_word_list(struct mg_buf *b, const struct mg_words *words, const char *last);
 /* The device kinds, the most used table. */
 const char *mg_kind_name(int kind);
@@ -496,8 +497,19 @@ void mg_emit_inventory(struct mg_buf *out, const struct mg_inventory *inv);
 /* emit_dep.c: a Make rule: every target depends on every prerequisite. */
 void mg_emit_depfile(struct mg_buf *out, const char *const *targets, int n_targets,
                      const char *const *prereqs, int n_prereqs);
-/* emit_diag.c: the diagnostics as text, JSON or GitHub workflow commands
- * (every one, and a line for those past the cap). */
+/*
+ * emit_diag.c: the diagnostics of a whole command (every file of a
+ * `validate`) as one report. Text and GitHub workflow commands are appended
+ * to `out` batch by batch (with a line for those past the cap); the JSON
+ * document (schemas/diagnostics.schema.json) and the SARIF 2.1.0 log hold
+ * every batch and are appended to `out` whole by mg_report_end, which
+ * takes the command's exit code and frees the report.
+ */
+struct mg_report;
+struct mg_report *mg_report_begin(enum mg_diag_format fmt);
+void mg_report_add(struct mg_report *r, struct mg_buf *out, const struct mg_diags *d);
+void mg_report_end(struct mg_report *r, struct mg_buf *out, int exit_code);
+/* One set of diagnostics as a whole report (begin, add, end). */
 void mg_emit_diags(struct mg_buf *out, const struct mg_diags *d, enum mg_diag_format fmt);
 
 /* io.c: writes data to path through a temporary file in the same directory
