@@ -332,11 +332,11 @@ static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_fil
     if (!ok)
         return mg_finish(&r, ok);
     mg_buf_init(&b);
-    mg_emit_grid(&b, r.plan, color);
+    mg_emit_grid(&b, r.plan, color, o->color_by);
     mg_output(&r, &b);
     if (o->svg_path) {
         b.len = 0;
-        mg_emit_svg(&b, r.plan);
+        mg_emit_svg(&b, r.plan, o->color_by);
         mg_output_file(&r, o->svg_path, b.data, b.len);
     }
     mg_buf_free(&b);

@@ -74,6 +74,13 @@ static const struct mg_word mg_whens[] = {
 };
 const struct mg_words mg_when_words = {mg_whens, MG_COUNT(mg_whens)};
 
+static const struct mg_word mg_color_bys[] = {
+    [MG_COLOR_BY_HOST] = {"host", NULL},
+    [MG_COLOR_BY_SLICE] = {"slice", NULL},
+    [MG_COLOR_BY_STAGE] = {"stage", NULL},
+};
+const struct mg_words mg_color_by_words = {mg_color_bys, MG_COUNT(mg_color_bys)};
+
 static const struct mg_word mg_commands[] = {
     [MG_CMD_VALIDATE] = {"validate", NULL},   [MG_CMD_GENERATE] = {"generate", NULL},
     [MG_CMD_RESOLVE] = {"resolve", NULL},     [MG_CMD_SHOW] = {"show", NULL},

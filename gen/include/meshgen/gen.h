@@ -129,6 +129,10 @@ enum mg_diag_format { MG_FORMAT_TEXT, MG_FORMAT_JSON, MG_FORMAT_GITHUB, MG_FORMA
 /* auto / always / never: --color, --groups. */
 enum mg_when { MG_WHEN_AUTO, MG_WHEN_ALWAYS, MG_WHEN_NEVER };
 
+/* What colours the cells of `show` (--color-by): each device's host, its
+ * host's slice, or its MPMD stage. */
+enum mg_color_by { MG_COLOR_BY_HOST, MG_COLOR_BY_SLICE, MG_COLOR_BY_STAGE };
+
 /* The commands of the command line, in the order `meshgen --help` lists
  * them. */
 enum mg_command {
@@ -160,6 +164,7 @@ extern const struct mg_words mg_granule_words;   /* enum mg_granule */
 extern const struct mg_words mg_severity_words;  /* enum mg_severity */
 extern const struct mg_words mg_format_words;    /* enum mg_diag_format */
 extern const struct mg_words mg_when_words;      /* enum mg_when */
+extern const struct mg_words mg_color_by_words;  /* enum mg_color_by */
 extern const struct mg_words mg_command_words;   /* enum mg_command */
 
 /* The word of a value; "unknown" outside the table. */
@@ -488,10 +493,13 @@ void mg_emit_header(struct mg_buf *out, const struct mg_plan *plan, const char *
 void mg_emit_source(struct mg_buf *out, const struct mg_plan *plan, const char *inputs);
 /* emit_json.c: the JSON of `meshgen resolve`. */
 void mg_emit_json(struct mg_buf *out, const struct mg_plan *plan);
-/* emit_grid.c: the grid of `meshgen show`, with ANSI colours when color. */
-void mg_emit_grid(struct mg_buf *out, const struct mg_plan *plan, int color);
-/* emit_svg.c: the same grid as an SVG picture. */
-void mg_emit_svg(struct mg_buf *out, const struct mg_plan *plan);
+/* emit_grid.c: the grid of `meshgen show`, with ANSI colours by `by` when
+ * color. */
+void mg_emit_grid(struct mg_buf *out, const struct mg_plan *plan, int color, enum mg_color_by by);
+/* emit_svg.c: the same grid as an SVG picture, coloured by `by`, with a
+ * title, axis labels and a legend; past 64 rows or columns in blocks of
+ * positions rather than one square a device. */
+void mg_emit_svg(struct mg_buf *out, const struct mg_plan *plan, enum mg_color_by by);
 /* emit_inventory.c: the listing of `meshgen inventory`. */
 void mg_emit_inventory(struct mg_buf *out, const struct mg_inventory *inv);
 /* emit_dep.c: a Make rule: every target depends on every prerequisite. */
@@ -537,9 +545,11 @@ struct mg_opts {
     const char *svg_path;    /* show --svg */
     enum mg_diag_format format;
     enum mg_when color;
-    enum mg_when groups; /* generate --groups: auto (small meshes), always, never */
-    FILE *out;           /* where results go (stdout) */
-    FILE *err;           /* where diagnostics go (stderr) */
+    enum mg_color_by color_by; /* show --color-by */
+    int color_by_given;        /* --color-by was on the command line */
+    enum mg_when groups;       /* generate --groups: auto (small meshes), always, never */
+    FILE *out;                 /* where results go (stdout) */
+    FILE *err;                 /* where diagnostics go (stderr) */
 };
 
 /* The defaults of every option. */
