@@ -5,15 +5,90 @@
 # a static library <target> that holds the tables and links meshgen::runtime.
 # Link it and #include "<name>_mesh.h". The generator writes a depfile, so the
 # tables are regenerated when the spec, the inventory or a topology file it
-# names changes.
+# names changes; it rewrites a file only when its bytes change, and the
+# custom command restats its outputs, so a regeneration that changes nothing
+# (a touched spec, an edited comment) recompiles and relinks nothing.
 #
-# NAME defaults to the `name:` line of the spec (read here, at configure
-# time, because the output file names must be known now); when given, it is
-# passed to the generator as --name and wins over the spec.
+# NAME defaults to the spec's `name:`. The output file names must be known
+# at configure time, so meshgen itself is asked for them
+# (`meshgen generate --print-outputs`), and the spec is a configure
+# dependency: renaming the mesh re-runs cmake. When the generator is built in
+# this same build (add_subdirectory, FetchContent) it cannot run before the
+# build, and the `name:` line is read here instead (a plain or quoted
+# identifier); give NAME, or MESHGEN_EXECUTABLE, to avoid that. When NAME is
+# given it is passed to the generator as --name and wins over the spec.
 # INVENTORY is anything --inventory takes: a path (.xml / .yaml), "live" or
 # "synthetic:<description>". Relative paths are taken from the current
-# source directory.
+# source directory. OUTPUT_DIR is created if missing.
+#
+# The generator: the cache variable MESHGEN_EXECUTABLE when set (a meshgen
+# that runs on the build machine, for cross builds; docs/reference.md,
+# "CMake"), else the target meshgen::meshgen (imported by find_package, or
+# built in this project).
 include_guard(GLOBAL)
+
+set(MESHGEN_EXECUTABLE "" CACHE FILEPATH
+    "The meshgen that meshgen_add_mesh() runs, instead of meshgen::meshgen (cross builds)")
+
+# The generator as a command (out_cmd), what the custom command depends on
+# (out_dep), and a path that can run now, at configure time (out_now; empty
+# when the generator is built in this build).
+function(_meshgen_generator out_cmd out_dep out_now)
+  if(MESHGEN_EXECUTABLE)
+    set(${out_cmd} "${MESHGEN_EXECUTABLE}" PARENT_SCOPE)
+    set(${out_dep} "${MESHGEN_EXECUTABLE}" PARENT_SCOPE)
+    set(${out_now} "${MESHGEN_EXECUTABLE}" PARENT_SCOPE)
+  elseif(TARGET meshgen::meshgen)
+    set(${out_cmd} meshgen::meshgen PARENT_SCOPE)
+    set(${out_dep} meshgen::meshgen PARENT_SCOPE)
+    get_target_property(imported meshgen::meshgen IMPORTED)
+    if(imported)
+      get_target_property(location meshgen::meshgen LOCATION)
+      set(${out_now} "${location}" PARENT_SCOPE)
+    else()
+      set(${out_now} "" PARENT_SCOPE)
+    endif()
+  else()
+    message(FATAL_ERROR "meshgen_add_mesh: no generator: set MESHGEN_EXECUTABLE to a meshgen "
+                        "that runs on this machine, or build the generator "
+                        "(MESHGEN_BUILD_GENERATOR)")
+  endif()
+endfunction()
+
+# The spec's `name:` as cmake can read it, for builds whose generator does
+# not exist yet at configure time: a plain, 'single' or "double" quoted
+# identifier on a line of its own, a comment allowed after it.
+function(_meshgen_spec_name target spec out)
+  set(id "[A-Za-z_][A-Za-z0-9_]*")
+  file(STRINGS "${spec}" lines REGEX "^name:")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^name:[ \t]*(${id}|\"${id}\"|'${id}')[ \t]*(#.*)?$")
+      string(REGEX REPLACE "[\"']" "" name "${CMAKE_MATCH_1}")
+      set(${out} "${name}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  message(FATAL_ERROR "meshgen_add_mesh(${target}): no `name:` line with an identifier in "
+                      "${spec}; give NAME, or set MESHGEN_EXECUTABLE so that meshgen reads it")
+endfunction()
+
+# The outputs' names, from meshgen --print-outputs; the name is the header's
+# stem. Fails configure with meshgen's own file:line:col message.
+function(_meshgen_ask_outputs target generator spec dir out_name)
+  execute_process(COMMAND "${generator}" generate "${spec}" --print-outputs -o "${dir}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "meshgen_add_mesh(${target}): `meshgen generate --print-outputs` "
+                        "failed (${rc}):\n${err}")
+  endif()
+  string(REGEX MATCH "[^/\n]*_mesh\\.h\n" header "${out}")
+  string(REGEX REPLACE "_mesh\\.h\n$" "" name "${header}")
+  if(name STREQUAL "")
+    message(FATAL_ERROR "meshgen_add_mesh(${target}): no header in the output of "
+                        "`${generator} generate --print-outputs`:\n${out}")
+  endif()
+  set(${out_name} "${name}" PARENT_SCOPE)
+endfunction()
 
 function(meshgen_add_mesh target)
   cmake_parse_arguments(MG "" "SPEC;INVENTORY;NAME;OUTPUT_DIR" "" ${ARGN})
@@ -21,18 +96,22 @@ function(meshgen_add_mesh target)
     message(FATAL_ERROR "meshgen_add_mesh(${target}): SPEC is required")
   endif()
   get_filename_component(spec "${MG_SPEC}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-  if(NOT MG_NAME)
-    file(STRINGS "${spec}" name_line REGEX "^name:[ \t]*[A-Za-z_][A-Za-z0-9_]*" LIMIT_COUNT 1)
-    string(REGEX REPLACE "^name:[ \t]*([A-Za-z_][A-Za-z0-9_]*).*" "\\1" MG_NAME "${name_line}")
-    if(NOT MG_NAME)
-      message(FATAL_ERROR "meshgen_add_mesh(${target}): no `name:` line in ${spec}; give NAME")
-    endif()
-  endif()
   if(NOT MG_OUTPUT_DIR)
     set(MG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${target}_meshgen")
   endif()
-  set(args generate "${spec}" -o "${MG_OUTPUT_DIR}" --name "${MG_NAME}"
-      --depfile "${MG_OUTPUT_DIR}/${MG_NAME}_mesh.d")
+  get_filename_component(dir "${MG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  _meshgen_generator(generator generator_dep generator_now)
+  if(NOT MG_NAME)
+    # A new `name:` changes the outputs' names: cmake runs again.
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${spec}")
+    if(generator_now)
+      _meshgen_ask_outputs(${target} "${generator_now}" "${spec}" "${dir}" MG_NAME)
+    else()
+      _meshgen_spec_name(${target} "${spec}" MG_NAME)
+    endif()
+  endif()
+  set(depfile "${dir}/${MG_NAME}_mesh.d")
+  set(args generate "${spec}" -o "${dir}" --name "${MG_NAME}" --depfile "${depfile}")
   if(MG_INVENTORY)
     if(MG_INVENTORY MATCHES "^(live|synthetic:.*)$")
       list(APPEND args --inventory "${MG_INVENTORY}")
@@ -41,17 +120,24 @@ function(meshgen_add_mesh target)
       list(APPEND args --inventory "${inv}")
     endif()
   endif()
-  set(outputs "${MG_OUTPUT_DIR}/${MG_NAME}_mesh.h" "${MG_OUTPUT_DIR}/${MG_NAME}_mesh.c")
+  # Ninja makes the directories of outputs, make does not: made here, and
+  # again by the command should it have been removed since.
+  file(MAKE_DIRECTORY "${dir}")
+  # Ninja restats the outputs of a custom command, so files the generator
+  # left alone (mg_write_changed) leave their dependents up to date; make
+  # compares the same mtimes. The .c is the one OUTPUT because the Makefile
+  # generators touch every OUTPUT after the first; byproducts they leave be.
   add_custom_command(
-    OUTPUT ${outputs}
-    COMMAND meshgen::meshgen ${args}
-    DEPENDS "${spec}" meshgen::meshgen
-    DEPFILE "${MG_OUTPUT_DIR}/${MG_NAME}_mesh.d"
+    OUTPUT "${dir}/${MG_NAME}_mesh.c"
+    BYPRODUCTS "${dir}/${MG_NAME}_mesh.h" "${depfile}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
+    COMMAND ${generator} ${args}
+    DEPENDS "${spec}" ${generator_dep}
+    DEPFILE "${depfile}"
     COMMENT "meshgen: generating ${MG_NAME}_mesh.[ch] from ${MG_SPEC}"
     VERBATIM)
-  add_library(${target} STATIC "${MG_OUTPUT_DIR}/${MG_NAME}_mesh.c")
-  target_include_directories(${target} PUBLIC "${MG_OUTPUT_DIR}")
+  add_library(${target} STATIC "${dir}/${MG_NAME}_mesh.c")
+  target_include_directories(${target} PUBLIC "${dir}")
   target_link_libraries(${target} PUBLIC meshgen::runtime)
-  set_target_properties(${target} PROPERTIES MESHGEN_NAME "${MG_NAME}"
-                        MESHGEN_OUTPUT_DIR "${MG_OUTPUT_DIR}")
+  set_target_properties(${target} PROPERTIES MESHGEN_NAME "${MG_NAME}" MESHGEN_OUTPUT_DIR "${dir}")
 endfunction()

@@ -8,6 +8,7 @@
  * formats nothing (the emitters do).
  */
 #include <meshgen/gen.h>
+#include "cident.h"
 #include "io.h"
 
 #include <errno.h>
@@ -195,11 +196,11 @@ static void mg_output(struct mg_run *r, const struct mg_buf *b)
     r->io_error = 1;
 }
 
-/* Writes a file that stands alone (an SVG, a snapshot) atomically; a
- * failure is an I/O error of the run. */
+/* Writes a file that stands alone (an SVG, a snapshot) atomically, when its
+ * bytes change; a failure is an I/O error of the run. */
 static void mg_output_file(struct mg_run *r, const char *path, const char *data, size_t len)
 {
-    if (mg_write_atomic(path, data, len) == 0)
+    if (mg_write_changed(1, &path, &data, &len) == 0)
         return;
     fprintf(r->opts->err, "meshgen: error: cannot write '%s': %s\n", path, strerror(errno));
     r->io_error = 1;
@@ -266,11 +267,12 @@ static const char *mg_inputs_text(struct mg_run *r, const char *file)
 }
 
 /* <name>_mesh.h, <name>_mesh.c and the depfile, written together: all
- * change, or none does. */
+ * that change are replaced, or none is; those whose bytes are the same are
+ * left alone with their mtimes. */
 static void mg_write_generated(struct mg_run *r, const char *dir, const char *file)
 {
     const struct mg_opts *o = r->opts;
-    const char *paths[3], *data[3], **prereqs;
+    const char *paths[3], *data[3], **prereqs, *targets[2];
     struct mg_buf out[3];
     size_t lens[3];
     int i, n = o->depfile ? 3 : 2, n_prereqs = 0;
@@ -288,13 +290,18 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
             prereqs[n_prereqs++] = file;
         for (i = 0; i < r->inv->n_files; i++)
             prereqs[n_prereqs++] = r->inv->files[i];
-        mg_emit_depfile(&out[2], paths, 2, prereqs, n_prereqs);
+        /* The .c first: Ninja wants a depfile's first target to be the
+         * first output of its build statement, which the .c is in
+         * cmake/MeshgenAddMesh.cmake (make touches every other one). */
+        targets[0] = paths[1];
+        targets[1] = paths[0];
+        mg_emit_depfile(&out[2], targets, 2, prereqs, n_prereqs);
     }
     for (i = 0; i < 3; i++) {
         data[i] = out[i].data;
         lens[i] = out[i].len;
     }
-    if (mg_write_files(n, paths, data, lens) != 0) {
+    if (mg_write_changed(n, paths, data, lens) != 0) {
         fprintf(o->err, "meshgen: error: cannot write %s_mesh.[ch]%s to '%s': %s\n", r->plan->name,
                 o->depfile ? " and the depfile" : "", dir, strerror(errno));
         r->io_error = 1;
@@ -303,12 +310,53 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
         mg_buf_free(&out[i]);
 }
 
+/* generate --print-outputs: the paths generate would write, one a line,
+ * from the spec's name (or --name) alone. Build systems ask this at
+ * configure time (cmake/MeshgenAddMesh.cmake), so it reads the spec but not
+ * the inventory: errors of the spec's structure are reported here, the
+ * mesh's own checks by generate. */
+static int mg_print_outputs(const struct mg_opts *o, struct mg_report *rep, const char *file,
+                            const char *dir)
+{
+    struct mg_run r;
+    struct mg_buf b;
+
+    mg_run_start(&r, o, rep);
+    r.spec = mg_read_spec(&r, file);
+    if (r.is_inventory) {
+        struct mg_mark at = {file, 0, 0};
+        mg_error(&r.diags, "not-a-mesh", at, "this is an inventory file, not a mesh spec");
+    }
+    if (!r.spec || r.diags.n_errors)
+        return mg_finish(&r, 0);
+    if (o->name && !o->mesh)
+        r.spec->name = o->name;
+    /* The name becomes file names: nothing but an identifier may. */
+    if (!mg_is_c_identifier(r.spec->name)) {
+        mg_error(&r.diags, "name-identifier",
+                 o->name ? (struct mg_mark){"--name", 0, 0} : r.spec->name_at,
+                 "mesh name '%s' is not a C identifier (letters, digits and '_', not starting "
+                 "with a digit)",
+                 r.spec->name);
+        return mg_finish(&r, 0);
+    }
+    mg_buf_init(&b);
+    mg_buf_printf(&b, "%s/%s_mesh.h\n%s/%s_mesh.c\n", dir, r.spec->name, dir, r.spec->name);
+    mg_output(&r, &b);
+    mg_buf_free(&b);
+    return mg_finish(&r, 1);
+}
+
 static int mg_cmd_generate(const struct mg_opts *o, struct mg_report *rep, int n_files,
                            char *const *files)
 {
     const char *file = n_files ? files[0] : NULL, *dir = o->out_dir ? o->out_dir : ".";
     struct mg_run r;
-    int ok = mg_load_mesh(&r, o, rep, file, o->groups);
+    int ok;
+
+    if (o->print_outputs)
+        return mg_print_outputs(o, rep, file, dir);
+    ok = mg_load_mesh(&r, o, rep, file, o->groups);
 
     if (ok && !mg_is_directory(dir)) {
         fprintf(o->err, "meshgen: error: output directory '%s' does not exist\n", dir);

@@ -96,15 +96,25 @@ static void mg_banner(struct mg_buf *b, const struct mg_plan *p, const char *inp
 
 /* ---- the header ------------------------------------------------------------------ */
 
+/* The runtime a generated header requires is the oldest that reads these
+ * tables (MESHGEN_MIN_RUNTIME_VERSION), not this generator's version. It
+ * must move when the table ABI does: a new ABI fails this until both are
+ * set together (docs/reference.md, "Versions"). */
+_Static_assert(MESHGEN_ABI == 1 && MESHGEN_MIN_RUNTIME_VERSION == 100,
+               "the table ABI changed: set MESHGEN_MIN_RUNTIME_VERSION to this release, "
+               "then this assertion to the pair");
+_Static_assert(MESHGEN_MIN_RUNTIME_VERSION <= MESHGEN_VERSION_NUMBER,
+               "a generator cannot require a runtime newer than itself");
+
 static void mg_version_guard(struct mg_buf *b, const struct mg_plan *p)
 {
     mg_println(b, "/* Generator and runtime must agree, in both directions. */");
     mg_println(b, "#if !defined(MESHGEN_VERSION_NUMBER) || MESHGEN_VERSION_NUMBER < %d",
-               MESHGEN_VERSION_NUMBER);
+               MESHGEN_MIN_RUNTIME_VERSION);
     mg_println(b,
-               "#error \"%s_mesh.h comes from meshgen %s, newer than these runtime headers: "
-               "update the meshgen runtime\"",
-               p->name, MESHGEN_VERSION_STRING);
+               "#error \"%s_mesh.h comes from meshgen %s and needs meshgen runtime headers "
+               "%s or newer: update the meshgen runtime\"",
+               p->name, MESHGEN_VERSION_STRING, MESHGEN_MIN_RUNTIME_VERSION_STRING);
     mg_println(b, "#elif %d < MESHGEN_MIN_GENERATOR_VERSION", MESHGEN_VERSION_NUMBER);
     mg_println(b,
                "#error \"%s_mesh.h comes from meshgen %s, older than this runtime accepts: "

@@ -2,8 +2,9 @@
  * All of the generator's file handling: one bounded reader for every input,
  * the path arithmetic the inputs need (a file's directory, a path named
  * relative to a file, the form of a path that output may show), and the
- * writers: atomic replacement of a set of files, and checked writes to a
- * stream.
+ * writers: atomic replacement of a set of files (only of those whose bytes
+ * change, so that a build tool sees an unchanged output as up to date), and
+ * checked writes to a stream.
  *
  * The reader knows two kinds of input, each with its own size limit and
  * check names (docs/reference.md, "Checks"); every error it reports has one
@@ -354,6 +355,58 @@ out:
 int mg_write_atomic(const char *path, const char *data, size_t len)
 {
     return mg_write_files(1, &path, &data, &len);
+}
+
+/* Whether path is a regular file that holds exactly len bytes, data. Any
+ * doubt (cannot open, cannot read) answers no, and the file is written. */
+static int mg_file_equals(const char *path, const char *data, size_t len)
+{
+    char chunk[8192];
+    struct stat st;
+    size_t done = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC), same = 0;
+
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uintmax_t)st.st_size != len)
+        goto out;
+    for (;;) {
+        ssize_t got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 || (size_t)got > len - done)
+            goto out;
+        if (got == 0)
+            break;
+        if (memcmp(chunk, data + done, (size_t)got) != 0)
+            goto out;
+        done += (size_t)got;
+    }
+    same = done == len;
+out:
+    close(fd);
+    return same;
+}
+
+int mg_write_changed(int n, const char *const *paths, const char *const *data, const size_t *lens)
+{
+    const char *p[MG_MAX_OUTPUTS], *d[MG_MAX_OUTPUTS];
+    size_t l[MG_MAX_OUTPUTS];
+    int i, m = 0;
+
+    if (n > MG_MAX_OUTPUTS) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        if (mg_file_equals(paths[i], data[i], lens[i]))
+            continue;
+        p[m] = paths[i];
+        d[m] = data[i];
+        l[m] = lens[i];
+        m++;
+    }
+    return m ? mg_write_files(m, p, d, l) : 0;
 }
 
 int mg_write_stream(FILE *out, const char *data, size_t len)

@@ -63,9 +63,12 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
          "Checks the spec and writes DIR/<name>_mesh.h and DIR/<name>_mesh.c: the\n"
          "compile-time constants and the static tables of the mesh. Files are written\n"
          "atomically and only when there is no error; the output is byte-identical\n"
-         "for the same inputs.\n",
+         "for the same inputs, and a file that already holds it is left untouched.\n",
          "  -o, --output DIR  the output directory (must exist; default '.')\n"
          "  --depfile FILE    also write a Make-style depfile listing every input read\n"
+         "  --print-outputs   print the paths of the .h and .c it would write (from the\n"
+         "                    spec's name or --name), one a line, and write nothing; reads\n"
+         "                    the spec but not the inventory (for build systems)\n"
          "  --groups WHEN     emit each axis's groups as static tables: auto (default:\n"
          "                    when devices x axes <= 65536), always or never\n"},
     [MG_CMD_RESOLVE] =
@@ -143,6 +146,7 @@ enum {
     OPT_GROUPS,
     OPT_EXPORT,
     OPT_SVG,
+    OPT_PRINT_OUTPUTS,
 };
 
 static const struct option mg_long_options[] = {
@@ -153,6 +157,7 @@ static const struct option mg_long_options[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"output", required_argument, NULL, 'o'},
     {"depfile", required_argument, NULL, OPT_DEPFILE},
+    {"print-outputs", no_argument, NULL, OPT_PRINT_OUTPUTS},
     {"color", required_argument, NULL, OPT_COLOR},
     {"color-by", required_argument, NULL, OPT_COLOR_BY},
     {"groups", required_argument, NULL, OPT_GROUPS},
@@ -175,6 +180,7 @@ static int mg_parse_option(enum mg_command cmd, int ch, char **argv, struct mg_o
     case OPT_NAME: o->name = optarg; break;
     case 'o': o->out_dir = optarg; break;
     case OPT_DEPFILE: o->depfile = optarg; break;
+    case OPT_PRINT_OUTPUTS: o->print_outputs = 1; break;
     case OPT_SVG: o->svg_path = optarg; break;
     case OPT_EXPORT: o->export_path = optarg; break;
     case OPT_FORMAT:
@@ -211,9 +217,11 @@ static int mg_parse_option(enum mg_command cmd, int ch, char **argv, struct mg_o
  * code after the usage error. */
 static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_files, char **files)
 {
-    if ((o->out_dir || o->depfile) && cmd != MG_CMD_GENERATE)
+    if ((o->out_dir || o->depfile || o->print_outputs) && cmd != MG_CMD_GENERATE)
         return mg_usage_error(cmd, "%s is an option of 'generate' only",
-                              o->out_dir ? "-o" : "--depfile");
+                              o->out_dir         ? "-o"
+                              : o->print_outputs ? "--print-outputs"
+                                                 : "--depfile");
     if ((o->svg_path || o->color_by_given) && cmd != MG_CMD_SHOW)
         return mg_usage_error(cmd, "%s is an option of 'show' only",
                               o->svg_path ? "--svg" : "--color-by");

@@ -10,8 +10,10 @@
  * meshgen__gpu_capacity), no generator or runtime types beyond the kind
  * numbers of <meshgen/meshgen.h>. Strings come back as hwloc holds them,
  * valid while the topology lives; meshgen__sanitize makes a copy safe to
- * store or print. Not installed: the names carry a double underscore because
- * the placement library exports them to the linker all the same.
+ * store or print. Not installed; the placement library is built with hidden
+ * visibility, so it does not export them (only what <meshgen/meshgen.h>
+ * marks MESHGEN_API), and the double underscore keeps them apart from the
+ * public names in a static link.
  */
 #ifndef MESHGEN_HWLOC_DEVICES_H
 #define MESHGEN_HWLOC_DEVICES_H

@@ -1069,89 +1069,6 @@ int meshgen_shard(const struct meshgen_mesh *mesh, int sharding, const int64_t *
 
 /* ---- which host am I ---------------------------------------------------------------- */
 
-/* The variables that name this machine, before gethostname(): an explicit
- * choice, then the Slurm node name, which inventories written from Slurm
- * use and which may differ from the host name the kernel has. */
-static const char *const host_vars[] = {"MESHGEN_HOSTNAME", "SLURMD_NODENAME"};
-
-int meshgen__this_host_name(meshgen_lookup_fn get, void *ctx, struct meshgen__host_name *out)
-{
-    size_t i;
-
-    for (i = 0; i < sizeof host_vars / sizeof host_vars[0]; i++) {
-        const char *text = get(ctx, host_vars[i]);
-
-        /* As with the ranks, a variable set to nothing is a broken job
-         * script, not a reason to fall through to another name. */
-        if (text == NULL)
-            continue;
-        if (text[0] == '\0')
-            return MESHGEN_ERR_BAD_ENV;
-        out->name = text;
-        out->source = host_vars[i];
-        return MESHGEN_OK;
-    }
-    /* POSIX leaves a truncated name unterminated, hence the last byte. */
-    if (gethostname(out->buf, sizeof out->buf - 1) != 0)
-        return MESHGEN_ERR_SYSTEM;
-    out->buf[sizeof out->buf - 1] = '\0';
-    if (out->buf[0] == '\0')
-        return MESHGEN_ERR_SYSTEM;
-    out->name = out->buf;
-    out->source = "gethostname()";
-    return MESHGEN_OK;
-}
-
-/* Whether two host names are the same, exactly or (short) up to the first dot
- * of each: inventories name hosts the way Slurm does, while gethostname() may
- * give the fully qualified name. */
-static int same_host(const char *a, const char *b, int short_form)
-{
-    size_t n, m;
-
-    if (!short_form)
-        return strcmp(a, b) == 0;
-    n = strcspn(a, ".");
-    m = strcspn(b, ".");
-    return n == m && strncmp(a, b, n) == 0;
-}
-
-int meshgen__find_host(const struct meshgen_mesh *mesh, const char *name, int32_t match[2])
-{
-    int pass;
-    int32_t h;
-
-    match[0] = match[1] = -1;
-    if (mesh->n_hosts < 1 || mesh->hosts == NULL)
-        return MESHGEN_ERR_CORRUPT;
-    for (h = 0; h < mesh->n_hosts; h++)
-        if (mesh->hosts[h].name == NULL)
-            return MESHGEN_ERR_CORRUPT;
-    /* A synthetic inventory's host stands for whichever machine runs the
-     * program; no other host could be meant. */
-    if (mesh->n_hosts == 1 && strcmp(mesh->hosts[0].name, "localhost") == 0) {
-        match[0] = 0;
-        return 0;
-    }
-    /* An exact match first, so that hosts that share a short name are still
-     * told apart by their full names; a name that fits two equally well
-     * names neither. */
-    for (pass = 0; pass < 2; pass++) {
-        for (h = 0; h < mesh->n_hosts; h++) {
-            if (!same_host(mesh->hosts[h].name, name, pass))
-                continue;
-            if (match[0] >= 0) {
-                match[1] = h;
-                return MESHGEN_ERR_NO_HOST;
-            }
-            match[0] = h;
-        }
-        if (match[0] >= 0)
-            return match[0];
-    }
-    return MESHGEN_ERR_NO_HOST;
-}
-
 /* Copies text into the caller's buffer, cut to fit and always terminated. */
 static void copy_out(char *buf, size_t cap, const char *text)
 {
@@ -1192,12 +1109,6 @@ int meshgen_host_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn ge
     if (get == NULL || (name == NULL && cap > 0))
         return MESHGEN_ERR_NULL;
     return host_from(mesh, get, ctx, name, cap);
-}
-
-const char *meshgen__getenv(void *ctx, const char *name)
-{
-    (void)ctx;
-    return getenv(name);
 }
 
 int meshgen_host_from_env(const struct meshgen_mesh *mesh, char *name, size_t cap)
@@ -1418,45 +1329,6 @@ int meshgen_process_of(const struct meshgen_mesh *mesh, int device)
 }
 
 /* ---- launcher environment ------------------------------------------------------------ */
-
-int meshgen__cpulist_next(const char **pos, uint32_t *lo, uint32_t *hi)
-{
-    const char *p = *pos;
-    uint32_t v[2] = {0, 0};
-    int k;
-
-    if (*p == '\0')
-        return 0;
-    for (k = 0; k < 2; k++) {
-        if (*p < '0' || *p > '9')
-            return MESHGEN_ERR_CORRUPT;
-        for (; *p >= '0' && *p <= '9'; p++) {
-            /* Checked before the step, which could otherwise wrap. */
-            if (v[k] > (INT32_MAX - (uint32_t)(*p - '0')) / 10)
-                return MESHGEN_ERR_CORRUPT;
-            v[k] = v[k] * 10 + (uint32_t)(*p - '0');
-        }
-        if (k == 1 || *p != '-')
-            break;
-        p++;
-    }
-    if (k == 0)
-        v[1] = v[0];
-    if (v[0] > v[1])
-        return MESHGEN_ERR_CORRUPT;
-    if (*p == ',') {
-        /* A comma must lead to another item: "0," is as broken as "0,,1". */
-        if (p[1] < '0' || p[1] > '9')
-            return MESHGEN_ERR_CORRUPT;
-        p++;
-    } else if (*p != '\0') {
-        return MESHGEN_ERR_CORRUPT;
-    }
-    *lo = v[0];
-    *hi = v[1];
-    *pos = p;
-    return 1;
-}
 
 static const char *const env_names[] = {
     [MESHGEN_ENV_CUDA_VISIBLE_DEVICES] = "CUDA_VISIBLE_DEVICES",

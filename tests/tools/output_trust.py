@@ -10,9 +10,12 @@
 - A result that cannot be written to standard output (a file-size limit
   with SIGXFSZ ignored makes the write fail with EFBIG) is an I/O error,
   exit 2 with a message, never a silent success.
-- Generated code refuses to compile against runtime headers that are too
-  old, that no longer accept its generator version, or that have another
-  table ABI: each #error names the problem.
+- Outputs whose bytes would not change are not written: their mtimes stay,
+  and a changed mesh replaces exactly the files that differ.
+- Generated code refuses to compile against runtime headers older than
+  MESHGEN_MIN_RUNTIME_VERSION (and compiles against that version), that
+  no longer accept its generator version, or that have another table ABI:
+  each #error names the problem.
 """
 import os
 import re
@@ -96,7 +99,7 @@ def main():
         cases = [
             ("runtime too old", re.sub(r"#define MESHGEN_VERSION_MINOR \d+",
                                        "#define MESHGEN_VERSION_MINOR 0", hdr),
-             "newer than these runtime headers"),
+             "needs meshgen runtime headers"),
             ("generator too old", re.sub(r"#define MESHGEN_MIN_GENERATOR_VERSION \d+",
                                          "#define MESHGEN_MIN_GENERATOR_VERSION 999999", hdr),
              "older than this runtime accepts"),
@@ -116,6 +119,61 @@ def main():
                            capture_output=True, text=True)
         if p.returncode != 0:
             fails.append(f"the matching headers do not compile the tables: {p.stderr}")
+
+        # 5b. The gate is the minimum runtime version, not the generator's:
+        # runtime headers of exactly that version compile the tables, one
+        # patch older do not.
+        min_rt = int(re.search(r"#define MESHGEN_MIN_RUNTIME_VERSION (\d+)", hdr).group(1))
+        gate = open(os.path.join(out, "trust_mesh.h")).read()
+        if f"MESHGEN_VERSION_NUMBER < {min_rt}\n" not in gate:
+            fails.append(f"the header's gate is not MESHGEN_MIN_RUNTIME_VERSION ({min_rt})")
+        for version, ok in ((min_rt, True), (min_rt - 1, False)):
+            text = re.sub(r"(#define MESHGEN_VERSION_NUMBER)\s*\\?\n?[^\n]*\n",
+                          rf"\1 {version}\n", hdr, count=1)
+            inc = os.path.join(t, f"inc-runtime-{version}")
+            os.makedirs(os.path.join(inc, "meshgen"))
+            open(os.path.join(inc, "meshgen", "meshgen.h"), "w").write(text)
+            p = subprocess.run([cc, "-std=c11", "-fsyntax-only", "-I", inc, "-I", out, c_path],
+                               capture_output=True, text=True)
+            if (p.returncode == 0) != ok:
+                fails.append(f"runtime headers of version {version}: compiled="
+                             f"{p.returncode == 0}, expected {ok}: {p.stderr[:300]}")
+        # 6. Write only on change: the same outputs again keep their files
+        # and mtimes (generate with --depfile, show --svg, inventory
+        # --export); a changed mesh replaces exactly the files that differ.
+        kept = os.path.join(t, "kept")
+        os.mkdir(kept)
+        dep = os.path.join(kept, "trust.d")
+        svg = os.path.join(kept, "trust.svg")
+        xml = os.path.join(kept, "snap.xml")
+
+        def write_all(mesh, name="trust"):
+            for cmd in (["generate", "--mesh", mesh, "--name", name, "-o", kept,
+                         "--depfile", dep],
+                        ["show", "--mesh", mesh, "--svg", svg, "--color", "never"],
+                        ["inventory", "--export", xml]):
+                p = subprocess.run([meshgen] + cmd + ["--inventory", INV], capture_output=True)
+                if p.returncode != 0:
+                    fails.append(f"write only on change: {cmd[0]} exit {p.returncode}")
+
+        def stamps():
+            return {f: os.stat(os.path.join(kept, f)).st_mtime_ns for f in os.listdir(kept)}
+        write_all(MESH_A)
+        first = stamps()
+        past = {f: m - 10**9 * 1000 for f, m in first.items()}
+        for f, m in past.items():
+            os.utime(os.path.join(kept, f), ns=(m, m))
+        write_all(MESH_A)
+        if stamps() != past:
+            fails.append(f"write only on change: identical outputs were rewritten: "
+                         f"{past} became {stamps()}")
+        write_all(MESH_B)
+        moved = sorted(f for f, m in stamps().items() if m != past.get(f))
+        if moved != ["trust.svg", "trust_mesh.c", "trust_mesh.h"]:
+            fails.append(f"write only on change: a new mesh replaced {moved}, expected the "
+                         f".h, the .c and the SVG (the depfile and the snapshot are the same)")
+        if sorted(os.listdir(kept)) != sorted(first):
+            fails.append(f"write only on change: files left behind: {sorted(os.listdir(kept))}")
     for f in fails:
         print("FAIL:", f)
     print(f"output trust: {len(fails)} failures")

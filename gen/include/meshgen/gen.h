@@ -528,6 +528,12 @@ int mg_write_atomic(const char *path, const char *data, size_t len);
  * either all are replaced or none is. At most MG_MAX_OUTPUTS. */
 #define MG_MAX_OUTPUTS 4
 int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens);
+/* mg_write_files for the files whose bytes differ from data: a file that
+ * already holds exactly its data is left alone, mtime and all, so that a
+ * regeneration that changes nothing rebuilds nothing (a build tool with
+ * restat, such as Ninja, sees the outputs as up to date). Every output of
+ * the tool goes through it. */
+int mg_write_changed(int n, const char *const *paths, const char *const *data, const size_t *lens);
 
 /* ---- the commands of the tool (driver.c) ------------------------------------- */
 
@@ -541,6 +547,7 @@ struct mg_opts {
     const char *name;        /* --name: overrides the spec's name */
     const char *out_dir;     /* generate -o */
     const char *depfile;     /* generate --depfile */
+    int print_outputs;       /* generate --print-outputs: name the files, write none */
     const char *export_path; /* inventory --export */
     const char *svg_path;    /* show --svg */
     enum mg_diag_format format;

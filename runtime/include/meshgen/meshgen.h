@@ -24,10 +24,10 @@ extern "C" {
 
 /*
  * Versions. Generated files check these at compile time in both directions
- * (protobuf-c style): a file from a generator newer than this header, or older
- * than the oldest generator this header accepts, fails with #error. The ABI
- * word is also stored in the tables and checked at run time by
- * meshgen_mesh_check().
+ * (protobuf-c style): a file that needs a newer runtime than this header, or
+ * that comes from a generator older than the oldest this header accepts,
+ * fails with #error. The ABI word is also stored in the tables and checked at
+ * run time by meshgen_mesh_check().
  */
 #define MESHGEN_VERSION_MAJOR 0
 #define MESHGEN_VERSION_MINOR 1
@@ -37,6 +37,31 @@ extern "C" {
     (MESHGEN_VERSION_MAJOR * 10000 + MESHGEN_VERSION_MINOR * 100 + MESHGEN_VERSION_PATCH)
 /* The oldest generator whose output this runtime can read. */
 #define MESHGEN_MIN_GENERATOR_VERSION 100
+/*
+ * The oldest runtime that can read the tables this release's generator
+ * writes: the number a generated header requires of MESHGEN_VERSION_NUMBER.
+ * It is not the generator's own version, so that a patch or minor release
+ * of the generator does not force a runtime upgrade: it moves (to the
+ * release that makes the change) only when the tables do, that is when
+ * MESHGEN_ABI changes or the tables start to use something an older runtime
+ * does not read. gen/emit_c.c asserts it was revisited with the ABI.
+ */
+#define MESHGEN_MIN_RUNTIME_VERSION 100
+#define MESHGEN_MIN_RUNTIME_VERSION_STRING "0.1.0"
+
+/*
+ * MESHGEN_API marks the functions of this header, which are exactly the
+ * symbols the shared libraries export: they are built with hidden
+ * visibility, so nothing else (no helper shared between their files) is
+ * part of their ABI. Define it before including this header to override.
+ */
+#ifndef MESHGEN_API
+#if defined(__GNUC__) || defined(__clang__)
+#define MESHGEN_API __attribute__((visibility("default")))
+#else
+#define MESHGEN_API
+#endif
+#endif
 
 /* "MSHG" in ASCII: the first word of every generated mesh. */
 #define MESHGEN_MAGIC 0x4753484Du
@@ -214,11 +239,11 @@ struct meshgen_mesh {
 
 /** Describes an error code (a generic text for unknown codes); never NULL.
  * The string is static: the caller must not free or modify it. */
-const char *meshgen_strerror(int err);
+MESHGEN_API const char *meshgen_strerror(int err);
 
 /** The runtime's version string, e.g. "0.1.0" (static, MESHGEN_VERSION_STRING
  * of the header it was built with), to compare with the header at start-up. */
-const char *meshgen_version(void);
+MESHGEN_API const char *meshgen_version(void);
 
 /**
  * Checks the magic word, the ABI word and the internal consistency of a mesh:
@@ -228,21 +253,21 @@ const char *meshgen_version(void);
  * a few locals. Call once at start-up; the other functions trust a checked
  * mesh.
  */
-int meshgen_mesh_check(const struct meshgen_mesh *mesh);
+MESHGEN_API int meshgen_mesh_check(const struct meshgen_mesh *mesh);
 
 /** Index of the axis called name (a NUL-terminated string the caller owns),
  * MESHGEN_ERR_NULL when name is NULL, or MESHGEN_ERR_NO_AXIS. */
-int meshgen_axis_index(const struct meshgen_mesh *mesh, const char *name);
+MESHGEN_API int meshgen_axis_index(const struct meshgen_mesh *mesh, const char *name);
 
 /** Size of axis `axis` (an index), or MESHGEN_ERR_RANGE. */
-int meshgen_axis_size(const struct meshgen_mesh *mesh, int axis);
+MESHGEN_API int meshgen_axis_size(const struct meshgen_mesh *mesh, int axis);
 
 /**
  * The device id at mesh coordinates coords[0..n_axes-1] (outermost first; the
  * caller's array, only read), MESHGEN_ERR_NULL when coords is NULL, or
  * MESHGEN_ERR_RANGE when a coordinate is out of range.
  */
-int meshgen_device_at(const struct meshgen_mesh *mesh, const int32_t *coords);
+MESHGEN_API int meshgen_device_at(const struct meshgen_mesh *mesh, const int32_t *coords);
 
 /**
  * Writes the mesh coordinates of device id `device` into coords[0..n_axes-1]
@@ -250,17 +275,18 @@ int meshgen_device_at(const struct meshgen_mesh *mesh, const int32_t *coords);
  * MESHGEN_ERR_NULL, MESHGEN_ERR_RANGE (no such device) or
  * MESHGEN_ERR_NOT_IN_MESH; coords is untouched on error.
  */
-int meshgen_coords_of(const struct meshgen_mesh *mesh, int device, int32_t *coords);
+MESHGEN_API int meshgen_coords_of(const struct meshgen_mesh *mesh, int device, int32_t *coords);
 
 /** The host index of device id `device`, or MESHGEN_ERR_RANGE. */
-int meshgen_device_host(const struct meshgen_mesh *mesh, int device);
+MESHGEN_API int meshgen_device_host(const struct meshgen_mesh *mesh, int device);
 
 /**
  * What is known of device id `device` (PCI bus id, model, NUMA node, cpuset),
  * or NULL when the mesh is unusable or the id is out of range. The pointer is
  * into the const tables: the caller must not free it.
  */
-const struct meshgen_device_info *meshgen_device_info(const struct meshgen_mesh *mesh, int device);
+MESHGEN_API const struct meshgen_device_info *meshgen_device_info(const struct meshgen_mesh *mesh,
+                                                                  int device);
 
 /* ---- groups (DeviceMesh.get_group, MPI_Cart_sub) ------------------------------ */
 
@@ -269,7 +295,7 @@ const struct meshgen_device_info *meshgen_device_info(const struct meshgen_mesh 
  * (exact names, no spaces). "" gives 0. Returns the mask (>= 0),
  * MESHGEN_ERR_NULL, or MESHGEN_ERR_NO_AXIS when a name is unknown or empty.
  */
-int meshgen_axes_mask(const struct meshgen_mesh *mesh, const char *names);
+MESHGEN_API int meshgen_axes_mask(const struct meshgen_mesh *mesh, const char *names);
 
 /**
  * The group of `device` along the axes in axes_mask (bit i = axis i): the
@@ -280,8 +306,8 @@ int meshgen_axes_mask(const struct meshgen_mesh *mesh, const char *names);
  * beyond n_axes), MESHGEN_ERR_NOT_IN_MESH, MESHGEN_ERR_NO_SPACE,
  * MESHGEN_ERR_NULL.
  */
-int meshgen_group(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask, int32_t *members,
-                  int cap);
+MESHGEN_API int meshgen_group(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask,
+                              int32_t *members, int cap);
 
 /**
  * The number of the device's group along axes_mask: groups are numbered in
@@ -290,21 +316,21 @@ int meshgen_group(const struct meshgen_mesh *mesh, int device, uint32_t axes_mas
  * position inside its group (usable as the split key). Errors as for
  * meshgen_group(); *rank is untouched on error.
  */
-int meshgen_group_index(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask,
-                        int32_t *rank);
+MESHGEN_API int meshgen_group_index(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask,
+                                    int32_t *rank);
 
 /** How many groups there are along axes_mask (product of the other axes'
  * sizes), or MESHGEN_ERR_RANGE for mask bits at or beyond n_axes. */
-int meshgen_group_count(const struct meshgen_mesh *mesh, uint32_t axes_mask);
+MESHGEN_API int meshgen_group_count(const struct meshgen_mesh *mesh, uint32_t axes_mask);
 
 /* ---- MPMD stages (jaxpp MpmdMesh) ---------------------------------------------- */
 
 /** The number of stages: the size of the MPMD axis, or 1 when there is none. */
-int meshgen_stage_count(const struct meshgen_mesh *mesh);
+MESHGEN_API int meshgen_stage_count(const struct meshgen_mesh *mesh);
 
 /** The stage of a device (its coordinate on the MPMD axis); 0 when no MPMD
  * axis. MESHGEN_ERR_RANGE or MESHGEN_ERR_NOT_IN_MESH for a bad device. */
-int meshgen_stage_of(const struct meshgen_mesh *mesh, int device);
+MESHGEN_API int meshgen_stage_of(const struct meshgen_mesh *mesh, int device);
 
 /**
  * The devices of stage `stage` in mesh order (the sub-mesh that keeps the
@@ -313,13 +339,14 @@ int meshgen_stage_of(const struct meshgen_mesh *mesh, int device);
  * array rule above). Returns the count, or MESHGEN_ERR_RANGE (no such
  * stage), MESHGEN_ERR_NO_SPACE, MESHGEN_ERR_NULL.
  */
-int meshgen_stage_devices(const struct meshgen_mesh *mesh, int stage, int32_t *devices, int cap);
+MESHGEN_API int meshgen_stage_devices(const struct meshgen_mesh *mesh, int stage, int32_t *devices,
+                                      int cap);
 
 /* ---- shardings (PartitionSpec, NamedSharding.devices_indices_map) -------------- */
 
 /** Index of the sharding called name (the caller's string), MESHGEN_ERR_NULL
  * when name is NULL, or MESHGEN_ERR_NO_SHARDING. */
-int meshgen_sharding_index(const struct meshgen_mesh *mesh, const char *name);
+MESHGEN_API int meshgen_sharding_index(const struct meshgen_mesh *mesh, const char *name);
 
 /**
  * The slice of a global array that `device` holds under sharding `sharding`
@@ -335,8 +362,9 @@ int meshgen_sharding_index(const struct meshgen_mesh *mesh, const char *name);
  * negative dimension, too few dimensions, or no shape to use). Nothing is
  * written on error.
  */
-int meshgen_shard(const struct meshgen_mesh *mesh, int sharding, const int64_t *global_shape,
-                  int n_dims, int device, int64_t *start, int64_t *size, int32_t *replica_id);
+MESHGEN_API int meshgen_shard(const struct meshgen_mesh *mesh, int sharding,
+                              const int64_t *global_shape, int n_dims, int device, int64_t *start,
+                              int64_t *size, int32_t *replica_id);
 
 /* ---- processes: which one am I (docs/reference.md, "Which process am I") ------- */
 
@@ -361,12 +389,12 @@ typedef const char *(*meshgen_lookup_fn)(void *ctx, const char *name);
  * variable set but empty), MESHGEN_ERR_SYSTEM (gethostname() failed),
  * MESHGEN_ERR_NULL (get NULL, or name NULL with cap > 0).
  */
-int meshgen_host_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn get, void *ctx,
-                           char *name, size_t cap);
+MESHGEN_API int meshgen_host_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn get,
+                                       void *ctx, char *name, size_t cap);
 
 /** meshgen_host_from_vars() over this process's environment (getenv()), so
  * it must not race with setenv() in another thread. */
-int meshgen_host_from_env(const struct meshgen_mesh *mesh, char *name, size_t cap);
+MESHGEN_API int meshgen_host_from_env(const struct meshgen_mesh *mesh, char *name, size_t cap);
 
 /**
  * The calling process's index, found by where it runs: its host by name (as
@@ -394,12 +422,12 @@ int meshgen_host_from_env(const struct meshgen_mesh *mesh, char *name, size_t ca
  * *process is untouched on error. Never guesses: a launcher that says
  * something the tables cannot place is an error.
  */
-int meshgen_process_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn get, void *ctx,
-                              int32_t *process);
+MESHGEN_API int meshgen_process_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn get,
+                                          void *ctx, int32_t *process);
 
 /** meshgen_process_from_vars() over this process's environment (getenv()),
  * so it must not race with setenv() in another thread. */
-int meshgen_process_from_env(const struct meshgen_mesh *mesh, int32_t *process);
+MESHGEN_API int meshgen_process_from_env(const struct meshgen_mesh *mesh, int32_t *process);
 
 /**
  * The devices of process `process` (ids, ascending), written to devices (the
@@ -407,12 +435,12 @@ int meshgen_process_from_env(const struct meshgen_mesh *mesh, int32_t *process);
  * count, or MESHGEN_ERR_RANGE (no such process), MESHGEN_ERR_NO_SPACE,
  * MESHGEN_ERR_NULL.
  */
-int meshgen_process_devices(const struct meshgen_mesh *mesh, int process, int32_t *devices,
-                            int cap);
+MESHGEN_API int meshgen_process_devices(const struct meshgen_mesh *mesh, int process,
+                                        int32_t *devices, int cap);
 
 /** The process that owns device id `device`, MESHGEN_ERR_RANGE (no such
  * device) or MESHGEN_ERR_NOT_IN_MESH (no process holds it). */
-int meshgen_process_of(const struct meshgen_mesh *mesh, int device);
+MESHGEN_API int meshgen_process_of(const struct meshgen_mesh *mesh, int device);
 
 /* ---- launcher environment (LLNL mpibind style) --------------------------------- */
 
@@ -426,7 +454,7 @@ enum meshgen_env_var {
 /** The name of variable `var` (enum meshgen_env_var), e.g.
  * "CUDA_VISIBLE_DEVICES", or NULL for an unknown value. The string is
  * static. */
-const char *meshgen_env_name(int var);
+MESHGEN_API const char *meshgen_env_name(int var);
 
 /**
  * The value of launcher variable `var` (enum meshgen_env_var) for process
@@ -460,8 +488,8 @@ const char *meshgen_env_name(int var);
  * NULL with cap > 0), or MESHGEN_ERR_NO_SPACE when cap is too small, in
  * which case only a NUL is written (when cap > 0).
  */
-int meshgen_placement_env(const struct meshgen_mesh *mesh, int process, int var, char *buf,
-                          size_t cap);
+MESHGEN_API int meshgen_placement_env(const struct meshgen_mesh *mesh, int process, int var,
+                                      char *buf, size_t cap);
 
 /* ---- binding and verification: link meshgen::placement ------------------------- */
 /*
@@ -485,7 +513,7 @@ int meshgen_placement_env(const struct meshgen_mesh *mesh, int process, int var,
  * HWLOC_THISSYSTEM=1, so binding would do nothing) or MESHGEN_ERR_SYSTEM (hwloc
  * or the operating system refused; errno tells why).
  */
-int meshgen_bind(const struct meshgen_mesh *mesh, int device);
+MESHGEN_API int meshgen_bind(const struct meshgen_mesh *mesh, int device);
 
 /**
  * Compares this machine with the compiled inventory of host `host` and
@@ -512,7 +540,7 @@ int meshgen_bind(const struct meshgen_mesh *mesh, int device);
  * errors of meshgen_mesh_check(), or MESHGEN_ERR_SYSTEM (this machine has no
  * name, or hwloc cannot discover it).
  */
-int meshgen_verify(const struct meshgen_mesh *mesh, int host, char *report, size_t cap);
+MESHGEN_API int meshgen_verify(const struct meshgen_mesh *mesh, int host, char *report, size_t cap);
 
 #ifdef __cplusplus
 }

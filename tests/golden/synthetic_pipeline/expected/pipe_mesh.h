@@ -12,7 +12,7 @@
 
 /* Generator and runtime must agree, in both directions. */
 #if !defined(MESHGEN_VERSION_NUMBER) || MESHGEN_VERSION_NUMBER < 100
-#error "pipe_mesh.h comes from meshgen 0.1.0, newer than these runtime headers: update the meshgen runtime"
+#error "pipe_mesh.h comes from meshgen 0.1.0 and needs meshgen runtime headers 0.1.0 or newer: update the meshgen runtime"
 #elif 100 < MESHGEN_MIN_GENERATOR_VERSION
 #error "pipe_mesh.h comes from meshgen 0.1.0, older than this runtime accepts: regenerate it"
 #elif MESHGEN_ABI != 1
