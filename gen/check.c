@@ -428,6 +428,16 @@ static int check_sharding_shape_positive(struct mg_check_run *c)
 
 /* ---- inventory phase ------------------------------------------------------------- */
 
+/* The kind's defaults for what the spec leaves out: a TPU mesh is ordered
+ * as JAX orders it, and its granules are slices (docs/tpu.md). */
+static void mg_kind_defaults(struct mg_check_run *c)
+{
+    int tpu = c->plan->kind == MG_KIND_TPU;
+
+    c->plan->order = tpu && !c->spec->has_order ? MG_ORDER_TORUS : c->spec->order;
+    c->plan->granule = tpu && !c->spec->has_granule ? MG_GRANULE_SLICE : c->spec->granule;
+}
+
 static int check_device_kind_available(struct mg_check_run *c)
 {
     const struct mg_inventory *inv = c->inv;
@@ -439,7 +449,10 @@ static int check_device_kind_available(struct mg_check_run *c)
             n[k] += inv->topologies[inv->hosts[h].topology].n[k];
     c->plan->kind = c->spec->device_kind;
     if (c->plan->kind == MG_KIND_DEFAULT)
-        c->plan->kind = n[MG_KIND_GPU] > 0 ? MG_KIND_GPU : MG_KIND_CORE;
+        c->plan->kind = n[MG_KIND_TPU] > 0   ? MG_KIND_TPU
+                        : n[MG_KIND_GPU] > 0 ? MG_KIND_GPU
+                                             : MG_KIND_CORE;
+    mg_kind_defaults(c);
     if (n[c->plan->kind] > MG_MAX_DEVICES) {
         mg_error(c->diags, "device-kind-available",
                  mg_has(c->spec->device_kind_at) ? c->spec->device_kind_at : c->spec->mesh_at,
@@ -453,9 +466,23 @@ static int check_device_kind_available(struct mg_check_run *c)
     mg_error(c->diags, "device-kind-available",
              mg_has(c->spec->device_kind_at) ? c->spec->device_kind_at : c->spec->mesh_at,
              "the inventory '%s' has no %s devices (it has %lld gpu, %lld core, %lld numa, "
-             "%lld package, %lld pu)",
+             "%lld package, %lld pu%s)",
              inv->source, mg_kind_name(c->plan->kind), (long long)n[0], (long long)n[1],
-             (long long)n[2], (long long)n[3], (long long)n[4]);
+             (long long)n[2], (long long)n[3], (long long)n[4],
+             n[MG_KIND_TPU] ? mg_printf(c->arena, ", %lld tpu", (long long)n[MG_KIND_TPU]) : "");
+    return 0;
+}
+
+/* order: torus places devices by their chips' coordinates, which only TPU
+ * devices have. */
+static int check_order_torus(struct mg_check_run *c)
+{
+    if (c->plan->order != MG_ORDER_TORUS || c->plan->kind == MG_KIND_TPU)
+        return 1;
+    mg_error(c->diags, "order-torus", c->spec->order_at,
+             "'order: torus' assigns devices by their coordinates in a TPU slice, but the mesh's "
+             "devices are %s devices, which have none; use locality or inventory",
+             mg_kind_name(c->plan->kind));
     return 0;
 }
 
@@ -505,7 +532,7 @@ static int mg_gsort_first_cmp(const void *a, const void *b)
 static const char *mg_granule_key(const struct mg_check_run *c, int h)
 {
     const struct mg_host *host = &c->inv->hosts[h];
-    if (c->spec->granule == MG_GRANULE_SLICE && host->slice)
+    if (c->plan->granule == MG_GRANULE_SLICE && host->slice)
         return host->slice;
     return host->name;
 }
@@ -674,7 +701,7 @@ static int check_shape_devices(struct mg_check_run *c)
 
 static const char *mg_granule_word(const struct mg_check_run *c)
 {
-    return c->spec->granule == MG_GRANULE_SLICE ? "granules are slices" : "granules are hosts";
+    return c->plan->granule == MG_GRANULE_SLICE ? "granules are slices" : "granules are hosts";
 }
 
 static int check_dcn_granules(struct mg_check_run *c)
@@ -819,6 +846,123 @@ static int check_sharding_divides(struct mg_check_run *c)
     return ok;
 }
 
+/* ---- TPU: the torus assignment (docs/tpu.md §3) ------------------------------------- */
+
+/* The devices the mesh uses, granule by granule, as the TPU module takes
+ * them: devs[i] in JAX's device order with its granule as both slice and
+ * process key, ids[i] its device id. Returns how many. */
+static int mg_tpu_devices(const struct mg_check_run *c, struct mg_tpu_device *devs, int *ids)
+{
+    const struct mg_plan *p = c->plan;
+    const struct mg_inventory *inv = c->inv;
+    int *first = mg_alloc_array(c->arena, (size_t)inv->n_hosts + 1, sizeof(int));
+    int *taken = mg_alloc_array(c->arena, (size_t)p->n_granules, sizeof(int));
+    int h, k, j, n = 0;
+
+    for (h = 0; h < inv->n_hosts; h++)
+        first[h + 1] = first[h] + inv->topologies[inv->hosts[h].topology].n[p->kind];
+    for (k = 0; k < inv->n_hosts; k++) {
+        const struct mg_topology *t;
+        int g;
+        h = p->granule_hosts[k];
+        g = p->host_granule[h];
+        if (g >= p->n_granules)
+            break;
+        t = &inv->topologies[inv->hosts[h].topology];
+        for (j = 0; j < t->n[p->kind] && taken[g] < p->per_granule; j++, taken[g]++, n++) {
+            const struct mg_devinfo *dv = &t->devs[p->kind][j];
+            devs[n].id = n;
+            memcpy(devs[n].coords, dv->coords, sizeof devs[n].coords);
+            devs[n].core_on_chip = dv->core_on_chip;
+            devs[n].host = h;
+            devs[n].process = devs[n].slice = g;
+            ids[n] = first[h] + j;
+        }
+    }
+    return n;
+}
+
+/* The family of the mesh's slices, or NULL after reporting two. */
+static const struct mg_tpu_family *mg_tpu_mesh_family(struct mg_check_run *c)
+{
+    const struct mg_inventory *inv = c->inv;
+    const struct mg_tpu_family *f = NULL;
+    int k, first = -1;
+
+    for (k = 0; k < inv->n_hosts; k++) {
+        int h = c->plan->granule_hosts[k];
+        const struct mg_topology *t = &inv->topologies[inv->hosts[h].topology];
+        if (c->plan->host_granule[h] >= c->plan->n_granules || !t->tpu)
+            continue;
+        if (f && t->tpu != f) {
+            mg_error_rel(c->diags, "tpu-assignment", inv->hosts[h].at, inv->hosts[first].at,
+                         "the first slice is here",
+                         "the mesh spans a %s slice and a %s slice; JAX builds a mesh over "
+                         "devices of one kind",
+                         f->name, t->tpu->name);
+            return NULL;
+        }
+        f = t->tpu;
+        first = first < 0 ? h : first;
+    }
+    return f;
+}
+
+/* order: torus: create_device_mesh over the one granule, or
+ * create_hybrid_device_mesh over several; where JAX raises, its reason.
+ * The assignment goes into the model, for the planner. */
+static int check_tpu_assignment(struct mg_check_run *c)
+{
+    struct mg_plan *p = c->plan;
+    const struct mg_tpu_family *f;
+    struct mg_tpu_device *devs;
+    struct mg_tpu_request q;
+    struct mg_tpu_result *r;
+    int *ids, f_i, rc;
+
+    if (p->order != MG_ORDER_TORUS)
+        return 1;
+    f = mg_tpu_mesh_family(c);
+    if (!f)
+        return 0;
+    devs = mg_alloc_array(c->arena, (size_t)p->n_mesh, sizeof *devs);
+    ids = mg_alloc_array(c->arena, (size_t)p->n_mesh, sizeof(int));
+    memset(&q, 0, sizeof q);
+    q.device_kind = f->device_kind;
+    q.devices = devs;
+    q.n_devices = mg_tpu_devices(c, devs, ids);
+    q.n_axes = p->n_axes;
+    q.shape = p->n_granules == 1 ? p->size : p->ici;
+    q.dcn = p->dcn;
+    q.allow_split_physical_axes = c->spec->allow_split_physical_axes;
+    q.contiguous_submeshes = c->spec->contiguous_submeshes;
+    q.process_is_granule = p->granule == MG_GRANULE_HOST;
+    /* The granules' keys are their DCN order already. */
+    q.sort_granules = true;
+    r = mg_alloc(c->arena, sizeof *r);
+    r->perm = mg_alloc_array(c->arena, (size_t)p->n_mesh, sizeof(int32_t));
+    if (p->n_granules > 1 && q.contiguous_submeshes) {
+        mg_error(c->diags, "tpu-assignment", c->spec->contiguous_at,
+                 "'contiguous_submeshes' is an option of create_device_mesh over one slice; the "
+                 "mesh spans %d granules, which create_hybrid_device_mesh assigns without it",
+                 p->n_granules);
+        return 0;
+    }
+    rc = p->n_granules == 1 ? mg_tpu_create_device_mesh(&q, r)
+                            : mg_tpu_create_hybrid_device_mesh(&q, r);
+    if (rc != 0) {
+        mg_error(c->diags, "tpu-assignment",
+                 q.contiguous_submeshes ? c->spec->contiguous_at : c->spec->shape_at,
+                 "order: torus: %s", r->reason);
+        return 0;
+    }
+    p->torus = mg_alloc_array(c->arena, (size_t)p->n_mesh, sizeof(int));
+    for (f_i = 0; f_i < p->n_mesh; f_i++)
+        p->torus[f_i] = ids[r->perm[f_i]];
+    p->tpu = r;
+    return 1;
+}
+
 /* ---- plan phase ---------------------------------------------------------------------- */
 
 static int check_mpmd_process(struct mg_check_run *c)
@@ -883,6 +1027,7 @@ static const struct mg_check mg_check_table[] = {
     {"sharding-shape-positive", MG_PHASE_SPEC, check_sharding_shape_positive, {0}},
 
     {"device-kind-available", MG_PHASE_INVENTORY, check_device_kind_available, {0}},
+    {"order-torus", MG_PHASE_INVENTORY, check_order_torus, {"device-kind-available"}},
     {"devices-available",
      MG_PHASE_INVENTORY,
      check_devices_available,
@@ -908,6 +1053,10 @@ static const struct mg_check mg_check_table[] = {
      MG_PHASE_INVENTORY,
      check_sharding_divides,
      {"shape-divides", "sharding-axis", "sharding-shape-positive"}},
+    {"tpu-assignment",
+     MG_PHASE_INVENTORY,
+     check_tpu_assignment,
+     {"order-torus", "shape-devices", "ici-devices", "dcn-infer"}},
 
     {"mpmd-process", MG_PHASE_PLAN, check_mpmd_process, {"mpmd-axis"}},
 };

@@ -100,7 +100,7 @@ static void mg_banner(struct mg_buf *b, const struct mg_plan *p, const char *inp
  * tables (MESHGEN_MIN_RUNTIME_VERSION), not this generator's version. It
  * must move when the table ABI does: a new ABI fails this until both are
  * set together (docs/reference.md, "Versions"). */
-_Static_assert(MESHGEN_ABI == 1 && MESHGEN_MIN_RUNTIME_VERSION == 100,
+_Static_assert(MESHGEN_ABI == 2 && MESHGEN_MIN_RUNTIME_VERSION == 200,
                "the table ABI changed: set MESHGEN_MIN_RUNTIME_VERSION to this release, "
                "then this assertion to the pair");
 _Static_assert(MESHGEN_MIN_RUNTIME_VERSION <= MESHGEN_VERSION_NUMBER,
@@ -294,6 +294,10 @@ static void mg_device_line(struct mg_buf *b, const struct mg_devinfo *dv)
     mg_c_string(&line, dv->uuid);
     mg_buf_puts(&line, ", .cpuset = ");
     mg_c_string(&line, dv->cpuset);
+    /* Only TPU devices have a place in a torus; the others leave it 0. */
+    if (dv->kind == MG_KIND_TPU)
+        mg_buf_printf(&line, ", .coords = {%d, %d, %d}, .core_on_chip = %d", dv->coords[0],
+                      dv->coords[1], dv->coords[2], dv->core_on_chip);
     mg_buf_puts(&line, "},");
     mg_println(b, "%s", line.data);
     mg_buf_free(&line);

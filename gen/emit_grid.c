@@ -2,15 +2,19 @@
  * The `show` emitter: the mesh as a grid of device ids in the terminal
  * (like jax.debug.visualize_sharding), under a header that gives each
  * axis's ICI x DCN split and both closeness scores. Cells are coloured by
- * host, slice or stage (--color-by) when the caller asks for colour. It
- * formats the resolved model and decides nothing: whether the terminal
- * takes colour is the driver's call.
+ * host, slice or stage (--color-by) when the caller asks for colour. A
+ * TPU mesh is also drawn the other way round: each slice's physical torus,
+ * chip by chip, with the mesh coordinates each chip took. It formats the
+ * resolved model and decides nothing: whether the terminal takes colour is
+ * the driver's call.
  */
 #include "emit_grid.h"
 #include "mesh_math.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+static void mg_emit_torus(struct mg_buf *b, const struct mg_plan *p);
 
 /* Background colours for hosts, slices or stages, cycling. */
 static const int mg_palette[] = {44, 42, 45, 43, 46, 41, 104, 102, 105, 103, 106, 101};
@@ -182,4 +186,113 @@ void mg_emit_grid(struct mg_buf *b, const struct mg_plan *p, int color, enum mg_
         mg_buf_puts(b, "\n");
     }
     mg_grid_keys_free(&keys);
+    mg_emit_torus(b, p);
+}
+
+/* ---- TPU: the physical torus next to the logical mesh ------------------------------ */
+
+/* Meshes up to this many devices get the physical drawing: beyond it the
+ * planes no longer fit a terminal. */
+#define MG_TORUS_DRAW_MAX 4096
+
+/* The mesh coordinates of position flat, "a,b,c", or "-" for none. */
+static void mg_torus_cell(struct mg_buf *cell, const struct mg_plan *p, int flat)
+{
+    int k;
+
+    if (flat < 0) {
+        mg_buf_puts(cell, "-");
+        return;
+    }
+    for (k = 0; k < p->n_axes; k++) {
+        if (k)
+            mg_buf_put(cell, ",", 1);
+        mg_buf_int(cell, mg_rm_coord(p->size, p->n_axes, flat, k));
+    }
+}
+
+/* The devices of the chip at `chip`, cores joined by '|'. at[chip * cores
+ * + core] is the mesh position there, or -1. */
+static void mg_torus_chip(struct mg_buf *cell, const struct mg_plan *p, int chip, int cores,
+                          const int *at)
+{
+    int c;
+
+    cell->len = 0;
+    for (c = 0; c < cores; c++) {
+        if (c)
+            mg_buf_put(cell, "|", 1);
+        mg_torus_cell(cell, p, at[chip * cores + c]);
+    }
+    mg_buf_put(cell, "", 0);
+}
+
+/* One slice: for every z a plane of y rows and x columns, each chip
+ * showing the mesh coordinates its devices took. */
+static void mg_torus_slice(struct mg_buf *b, const struct mg_plan *p, const int *dims, int cores,
+                           const int *at)
+{
+    int n_chips = dims[0] * dims[1] * dims[2], chip, width = 1;
+    struct mg_buf cell;
+
+    mg_buf_init(&cell);
+    /* The widest cell first, so that the columns line up. */
+    for (chip = 0; chip < n_chips; chip++) {
+        mg_torus_chip(&cell, p, chip, cores, at);
+        width = (int)cell.len > width ? (int)cell.len : width;
+    }
+    for (chip = 0; chip < n_chips; chip++) {
+        int x = chip % dims[0], y = chip / dims[0] % dims[1];
+        if (x == 0 && y == 0)
+            mg_buf_printf(b, "  z=%d\n", chip / (dims[0] * dims[1]));
+        mg_torus_chip(&cell, p, chip, cores, at);
+        mg_buf_printf(b, "%s%*s%s", x ? "  " : "    ", width, cell.data,
+                      x + 1 == dims[0] ? "\n" : "");
+    }
+    mg_buf_free(&cell);
+}
+
+static void mg_emit_torus(struct mg_buf *b, const struct mg_plan *p)
+{
+    const struct mg_inventory *inv = p->inv;
+    int g, i;
+
+    if (p->kind != MG_KIND_TPU || p->n_devices > MG_TORUS_DRAW_MAX)
+        return;
+    for (g = 0; g < p->n_granules; g++) {
+        const struct mg_topology *t = NULL;
+        int *at, n_at, cores;
+        for (i = 0; i < p->n_devices && !t; i++)
+            if (p->host_granule[p->devices[i].host] == g)
+                t = &inv->topologies[inv->hosts[p->devices[i].host].topology];
+        if (!t || !t->tpu)
+            continue;
+        cores = t->tpu->devices_per_chip;
+        n_at = t->tpu_dims[0] * t->tpu_dims[1] * t->tpu_dims[2] * cores;
+        at = malloc((size_t)n_at * sizeof *at);
+        if (!at)
+            mg_oom();
+        for (i = 0; i < n_at; i++)
+            at[i] = -1;
+        for (i = 0; i < p->n_devices; i++) {
+            const struct mg_plan_device *d = &p->devices[i];
+            const struct mg_devinfo *dv;
+            if (p->host_granule[d->host] != g || p->device_index[i] < 0)
+                continue;
+            dv = &inv->topologies[inv->hosts[d->host].topology].devs[MG_KIND_TPU][d->local];
+            at[(dv->coords[0] + t->tpu_dims[0] * (dv->coords[1] + t->tpu_dims[1] * dv->coords[2])) *
+                   cores +
+               dv->core_on_chip] = p->device_index[i];
+        }
+        mg_buf_printf(b, "\nphysical torus of %s (%s %dx%d", p->granules[g].key, t->tpu->name,
+                      t->tpu_dims[0], t->tpu_dims[1]);
+        if (t->tpu->topology_dims == 3)
+            mg_buf_printf(b, "x%d", t->tpu_dims[2]);
+        mg_buf_puts(b, "): rows y, columns x, one plane per z; cells: mesh coordinates (");
+        for (i = 0; i < p->n_axes; i++)
+            mg_buf_printf(b, "%s%s", i ? "," : "", p->axis_names[i]);
+        mg_buf_printf(b, ")%s\n", cores > 1 ? " of each core, '|' between them" : "");
+        mg_torus_slice(b, p, t->tpu_dims, cores, at);
+        free(at);
+    }
 }

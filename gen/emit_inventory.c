@@ -32,6 +32,20 @@ static void mg_inventory_gpus(struct mg_buf *b, const struct mg_topology *t)
     }
 }
 
+/* The devices of one host of a TPU slice: where each sits (docs/tpu.md). */
+static void mg_inventory_tpus(struct mg_buf *b, const struct mg_topology *t)
+{
+    int i;
+
+    mg_buf_printf(b, "  %-4s %-12s %s\n", "id", "coords", "core_on_chip");
+    for (i = 0; i < t->n[MG_KIND_TPU]; i++) {
+        const struct mg_devinfo *d = &t->devs[MG_KIND_TPU][i];
+        char xyz[48];
+        snprintf(xyz, sizeof xyz, "(%d, %d, %d)", d->coords[0], d->coords[1], d->coords[2]);
+        mg_buf_printf(b, "  %-4d %-12s %d\n", i, xyz, d->core_on_chip);
+    }
+}
+
 /* NUMA nodes and packages, by OS index. */
 static void mg_inventory_domains(struct mg_buf *b, const struct mg_topology *t)
 {
@@ -57,8 +71,10 @@ void mg_emit_inventory(struct mg_buf *b, const struct mg_inventory *inv)
         if (host->slice)
             mg_buf_printf(b, " (slice %s)", host->slice);
         mg_buf_puts(b, ":");
+        /* A host has hwloc's kinds or, in a TPU slice, TPU devices alone. */
         for (k = 0; k < MG_N_KINDS; k++)
-            mg_buf_printf(b, " %d %s", t->n[k], mg_kind_name(k));
+            if ((k == MG_KIND_TPU) == (t->tpu != NULL))
+                mg_buf_printf(b, " %d %s", t->n[k], mg_kind_name(k));
         mg_buf_printf(b, "\n  topology %s, digest %.16s\n", t->label ? t->label : t->key,
                       t->digest);
         /* Print a topology's devices once: hosts sharing it are alike. */
@@ -66,6 +82,8 @@ void mg_emit_inventory(struct mg_buf *b, const struct mg_inventory *inv)
             continue;
         if (t->n[MG_KIND_GPU])
             mg_inventory_gpus(b, t);
+        if (t->tpu)
+            mg_inventory_tpus(b, t);
         mg_inventory_domains(b, t);
     }
 }

@@ -61,6 +61,18 @@ static void mg_json_hosts(struct mg_json *j, const struct mg_plan *p)
     mg_json_end(j);
 }
 
+/* An inline array of n ints. */
+static void mg_json_ints(struct mg_json *j, const char *key, const int *v, int n)
+{
+    int i;
+
+    mg_json_key(j, key);
+    mg_json_array(j, MG_JSON_INLINE);
+    for (i = 0; i < n; i++)
+        mg_json_int(j, v[i]);
+    mg_json_end(j);
+}
+
 static void mg_json_device(struct mg_json *j, const struct mg_plan *p, int id)
 {
     const struct mg_plan_device *dv = &p->devices[id];
@@ -95,6 +107,11 @@ static void mg_json_device(struct mg_json *j, const struct mg_plan *p, int id)
         mg_json_null(j);
     mg_json_key(j, "cpuset");
     mg_json_string_or_null(j, info->cpuset);
+    if (p->kind == MG_KIND_TPU) {
+        mg_json_ints(j, "coords", info->coords, 3);
+        mg_json_key(j, "core_on_chip");
+        mg_json_int(j, info->core_on_chip);
+    }
     mg_json_end(j);
 }
 
@@ -109,26 +126,39 @@ static void mg_json_devices(struct mg_json *j, const struct mg_plan *p)
     mg_json_end(j);
 }
 
-/* An inline array of n ints. */
-static void mg_json_ints(struct mg_json *j, const char *key, const int *v, int n)
+/* key NULL: an entry of an array. */
+static void mg_json_int64s(struct mg_json *j, const char *key, const int64_t *v, int n)
 {
     int i;
 
-    mg_json_key(j, key);
+    if (key)
+        mg_json_key(j, key);
     mg_json_array(j, MG_JSON_INLINE);
     for (i = 0; i < n; i++)
         mg_json_int(j, v[i]);
     mg_json_end(j);
 }
 
-static void mg_json_int64s(struct mg_json *j, const char *key, const int64_t *v, int n)
+/* order: torus: how JAX's rules placed the devices (docs/tpu.md §3): the
+ * step that answered and, for the torus steps, the physical mesh and the
+ * share of each physical axis each logical axis takes. */
+static void mg_json_tpu(struct mg_json *j, const struct mg_plan *p)
 {
+    const struct mg_tpu_result *r = p->tpu;
     int i;
 
-    mg_json_key(j, key);
-    mg_json_array(j, MG_JSON_INLINE);
-    for (i = 0; i < n; i++)
-        mg_json_int(j, v[i]);
+    mg_json_key(j, "tpu");
+    mg_json_object(j, MG_JSON_INLINE);
+    mg_json_key(j, "method");
+    mg_json_string(j, mg_word(&mg_tpu_method_words, (int)r->method));
+    if (r->method != MG_TPU_HANDLER) {
+        mg_json_int64s(j, "physical_shape", r->physical_shape, r->n_physical);
+        mg_json_key(j, "assignment");
+        mg_json_array(j, MG_JSON_INLINE);
+        for (i = 0; i < r->n_physical; i++)
+            mg_json_int64s(j, NULL, r->assignment[i], p->n_axes);
+        mg_json_end(j);
+    }
     mg_json_end(j);
 }
 
@@ -215,6 +245,8 @@ void mg_emit_json(struct mg_buf *b, const struct mg_plan *p)
     mg_json_key(&j, "order");
     mg_json_string(&j, mg_word(&mg_order_words, p->order));
     mg_json_score(&j, p);
+    if (p->tpu)
+        mg_json_tpu(&j, p);
     mg_json_key(&j, "digest");
     mg_json_string(&j, p->digest);
     mg_json_hosts(&j, p);

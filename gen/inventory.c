@@ -14,6 +14,7 @@
  */
 #include "io.h"
 #include "node.h"
+#include "sha256.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -26,13 +27,14 @@ static const struct mg_key mg_inventory_keys[MG_IK_N] = {
     [MG_IK_HOSTS] = {"hosts", 1},
 };
 
-enum { MG_GK_NAMES, MG_GK_TOPOLOGY, MG_GK_SYNTHETIC, MG_GK_SLICE, MG_GK_N };
+enum { MG_GK_NAMES, MG_GK_TOPOLOGY, MG_GK_SYNTHETIC, MG_GK_SLICE, MG_GK_TPU, MG_GK_N };
 
 static const struct mg_key mg_group_keys[MG_GK_N] = {
     [MG_GK_NAMES] = {"names", 1},
     [MG_GK_TOPOLOGY] = {"topology", 0},
     [MG_GK_SYNTHETIC] = {"synthetic", 0},
     [MG_GK_SLICE] = {"slice", 0},
+    [MG_GK_TPU] = {"tpu", 0},
 };
 
 /* One entry of `hosts:` as read. */
@@ -40,7 +42,9 @@ struct mg_group {
     const char **names;
     int n_names; /* 0 when the names were in error */
     const char *slice;
+    struct mg_mark slice_at;
     int topology;      /* index into inv->topologies; -1 when in error */
+    int tpu;           /* a TPU slice: host h has topology `topology + h` */
     struct mg_mark at; /* the names node: where its hosts are blamed */
 };
 
@@ -60,7 +64,24 @@ struct mg_inv_ctx {
     struct mg_inventory *inv;
     struct mg_topo_slot *slots; /* open addressing, power-of-two size */
     size_t mask;
+    int topo_cap;        /* room in inv->topologies */
+    int64_t tpu_devices; /* in the TPU groups so far */
 };
+
+/* Room for n more topologies (a TPU slice has one per host). */
+static void mg_topologies_reserve(struct mg_inv_ctx *c, int n)
+{
+    struct mg_inventory *inv = c->inv;
+    struct mg_topology *grown;
+
+    if (inv->n_topologies + n <= c->topo_cap)
+        return;
+    c->topo_cap = 2 * c->topo_cap > inv->n_topologies + n ? 2 * c->topo_cap : inv->n_topologies + n;
+    grown = mg_alloc_array(c->a, (size_t)c->topo_cap, sizeof *grown);
+    if (inv->n_topologies)
+        memcpy(grown, inv->topologies, (size_t)inv->n_topologies * sizeof *grown);
+    inv->topologies = grown;
+}
 
 /* ---- topologies ---------------------------------------------------------------- */
 
@@ -151,11 +172,169 @@ static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
     memset(&t, 0, sizeof t);
     if (mg_topology_load(c->a, c->d, source, synth ? source : value, n->mark, &t, NULL) != 0)
         return -1;
+    mg_topologies_reserve(c, 1);
     slot->index = c->inv->n_topologies;
     c->inv->topologies[c->inv->n_topologies++] = t;
     if (!synth)
         c->inv->files[c->inv->n_files++] = source;
     return slot->index;
+}
+
+/* ---- TPU slices (docs/tpu.md) ---------------------------------------------------- */
+
+/* The family a group names in `tpu`, and the slice's chips along x, y, z
+ * from its `topology`. Returns the family, or NULL after reporting. */
+static const struct mg_tpu_family *mg_tpu_shape(struct mg_inv_ctx *c, const struct mg_node *group,
+                                                const struct mg_node *const *v, const char *where,
+                                                int dims[3], const char **text)
+{
+    char reason[MG_TPU_REASON_MAX];
+    const struct mg_tpu_family *f;
+    const char *name;
+
+    if (v[MG_GK_SYNTHETIC]) {
+        mg_error(c->d, "inventory-topology", v[MG_GK_SYNTHETIC]->mark,
+                 "%s: found both 'tpu' and 'synthetic', expected 'tpu' with 'topology' (the "
+                 "slice's chips per dimension, such as 2x2x4)",
+                 where);
+        return NULL;
+    }
+    if (!mg_get_string(c->d, v[MG_GK_TPU], mg_printf(c->a, "%s.tpu", where), -1, &name))
+        return NULL;
+    f = mg_tpu_family_find(name, reason, sizeof reason);
+    if (!f) {
+        mg_error(c->d, "tpu-family", v[MG_GK_TPU]->mark, "%s.tpu: %s", where, reason);
+        return NULL;
+    }
+    if (!v[MG_GK_TOPOLOGY]) {
+        mg_error(c->d, "inventory-topology", group->mark,
+                 "%s: found 'tpu' without 'topology', expected the slice's chips per dimension "
+                 "(a %s has %s, ...)",
+                 where, f->name, f->shapes[0]);
+        return NULL;
+    }
+    if (!mg_get_string(c->d, v[MG_GK_TOPOLOGY], mg_printf(c->a, "%s.topology", where), -1, text))
+        return NULL;
+    if (mg_tpu_parse_topology(f, *text, dims, reason, sizeof reason) != 0) {
+        mg_error(c->d, "tpu-topology", v[MG_GK_TOPOLOGY]->mark, "%s.topology: %s", where, reason);
+        return NULL;
+    }
+    return f;
+}
+
+/* The topology of worker h of a slice: its devices, in JAX's device order,
+ * with their coordinates and cores. */
+static void mg_tpu_host(struct mg_inv_ctx *c, struct mg_topology *t, const struct mg_tpu_family *f,
+                        const int dims[3], const char *text, const struct mg_tpu_device *devs,
+                        int per, size_t group, int h)
+{
+    struct mg_buf b;
+    int i, k;
+
+    memset(t, 0, sizeof *t);
+    t->key = mg_printf(c->a, "tpu:%zu:%d", group, h);
+    t->label = mg_printf(c->a, "tpu %s %s worker %d", f->name, text, h);
+    t->tpu = f;
+    memcpy(t->tpu_dims, dims, sizeof t->tpu_dims);
+    t->n[MG_KIND_TPU] = per;
+    t->devs[MG_KIND_TPU] = mg_alloc_array(c->a, (size_t)per, sizeof(struct mg_devinfo));
+    mg_buf_init(&b);
+    mg_buf_printf(&b, "meshgen-tpu 1\nfamily %s\ntopology %dx%dx%d\nworker %d\n", f->name, dims[0],
+                  dims[1], dims[2], h);
+    for (i = 0; i < per; i++) {
+        struct mg_devinfo *dv = &t->devs[MG_KIND_TPU][i];
+        dv->kind = MG_KIND_TPU;
+        dv->os_index = -1;
+        dv->numa = -1;
+        dv->pci = dv->uuid = dv->cpuset = "";
+        dv->vendor = "Google";
+        dv->model = f->device_kind;
+        memcpy(dv->coords, devs[i].coords, sizeof dv->coords);
+        dv->core_on_chip = devs[i].core_on_chip;
+        /* Without printf: a pod has thousands of hosts. */
+        mg_buf_puts(&b, "tpu\t");
+        for (k = 0; k < 3; k++) {
+            mg_buf_int(&b, dv->coords[k]);
+            mg_buf_put(&b, " ", 1);
+        }
+        mg_buf_int(&b, dv->core_on_chip);
+        mg_buf_put(&b, "\n", 1);
+    }
+    mg_sha256_hex(b.data, b.len, t->digest);
+    mg_buf_free(&b);
+}
+
+/* A TPU slice: `tpu` names the family, `topology` the chips per dimension,
+ * `names` the hosts (TPU VM workers) in worker order. Each host gets a
+ * topology of its own, whose devices carry the coordinates JAX reports.
+ * Returns the first host's topology, or -1 after reporting. */
+static int mg_group_tpu(struct mg_inv_ctx *c, struct mg_group *g, const struct mg_node *group,
+                        const struct mg_node *const *v, const char *where, size_t idx)
+{
+    char reason[MG_TPU_REASON_MAX];
+    const struct mg_tpu_family *f;
+    struct mg_tpu_layout l;
+    struct mg_tpu_device *devs;
+    const char *text;
+    int dims[3], n, per, h, first;
+
+    f = mg_tpu_shape(c, group, v, where, dims, &text);
+    if (!f || g->n_names == 0)
+        return -1;
+    if (mg_tpu_slice_layout(f, dims, g->n_names, 0, &l, reason, sizeof reason) != 0) {
+        mg_error(c->d, "tpu-hosts", g->at, "%s.names: found %d host%s: %s", where, g->n_names,
+                 g->n_names == 1 ? "" : "s", reason);
+        return -1;
+    }
+    n = dims[0] * dims[1] * dims[2] * f->devices_per_chip;
+    /* Each worker has its own devices (their coordinates differ), so the
+     * inventory's cost grows with them: held to the ceiling of a mesh. */
+    c->tpu_devices += n;
+    if (c->tpu_devices > MG_MAX_DEVICES) {
+        /* Once: the groups after it are past the ceiling too. */
+        if (c->tpu_devices - n > MG_MAX_DEVICES)
+            return -1;
+        mg_error(c->d, "inventory-host-count", g->at,
+                 "%s.names: found %lld TPU devices up to here, expected at most %d in one "
+                 "inventory",
+                 where, (long long)c->tpu_devices, MG_MAX_DEVICES);
+        return -1;
+    }
+    devs = malloc((size_t)n * sizeof *devs);
+    if (!devs)
+        mg_oom();
+    if (mg_tpu_layout_devices(&l, devs, n) != n) {
+        free(devs);
+        return -1;
+    }
+    per = n / g->n_names;
+    mg_topologies_reserve(c, g->n_names);
+    first = c->inv->n_topologies;
+    for (h = 0; h < g->n_names; h++)
+        mg_tpu_host(c, &c->inv->topologies[c->inv->n_topologies++], f, dims, text,
+                    devs + (size_t)h * (size_t)per, per, idx, h);
+    free(devs);
+    g->tpu = 1;
+    return first;
+}
+
+/* A TPU slice is one host group: no other group may name its slice. */
+static void mg_check_tpu_slices(struct mg_inv_ctx *c, const struct mg_group *groups, size_t n)
+{
+    size_t i, j;
+
+    for (i = 0; i < n; i++)
+        for (j = 0; j < i; j++) {
+            if (!groups[i].slice || !groups[j].slice || !(groups[i].tpu || groups[j].tpu) ||
+                strcmp(groups[i].slice, groups[j].slice) != 0)
+                continue;
+            mg_error_rel(c->d, "tpu-slice", groups[i].slice_at, groups[j].slice_at,
+                         "first named here",
+                         "%s.slice: found the slice %s of hosts[%zu] again, expected each TPU "
+                         "slice to be one host group of its own",
+                         mg_where(c->a, "hosts", (long)i), mg_show(c->a, groups[i].slice), j);
+            break;
+        }
 }
 
 /* ---- host groups ----------------------------------------------------------------- */
@@ -189,8 +368,19 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
                 g->n_names = 0;
         }
     }
-    if (v[MG_GK_SLICE])
+    if (v[MG_GK_SLICE]) {
+        g->slice_at = v[MG_GK_SLICE]->mark;
         mg_get_string(c->d, v[MG_GK_SLICE], mg_printf(c->a, "%s.slice", where), -1, &g->slice);
+    }
+    if (v[MG_GK_TPU]) {
+        /* A slice is a granule of its own even when the file names none. */
+        if (!g->slice) {
+            g->slice = mg_printf(c->a, "slice%zu", idx);
+            g->slice_at = v[MG_GK_TPU]->mark;
+        }
+        g->topology = mg_group_tpu(c, g, n, (const struct mg_node *const *)v, where, idx);
+        return;
+    }
     g->topology = mg_group_topology(c, n, v[MG_GK_TOPOLOGY], v[MG_GK_SYNTHETIC], where);
 }
 
@@ -290,7 +480,7 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
         slots *= 2;
     c->slots = mg_alloc_array(c->a, slots, sizeof *c->slots);
     c->mask = slots - 1;
-    inv->topologies = mg_alloc_array(c->a, hosts->n, sizeof *inv->topologies);
+    mg_topologies_reserve(c, (int)hosts->n);
     inv->files = mg_alloc_array(c->a, hosts->n + 1, sizeof *inv->files);
     inv->files[inv->n_files++] = inv->source;
 
@@ -314,12 +504,14 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
             struct mg_host *host = &inv->hosts[inv->n_hosts];
             host->name = groups[i].names[h];
             host->slice = groups[i].slice;
-            host->topology = groups[i].topology;
+            host->topology =
+                groups[i].topology + (groups[i].tpu && groups[i].topology >= 0 ? h : 0);
             host->at = groups[i].at;
             host_group[inv->n_hosts++] = (int)i;
         }
     }
     mg_check_unique_hosts(c, groups, hosts->n, host_group);
+    mg_check_tpu_slices(c, groups, hosts->n);
 }
 
 struct mg_inventory *mg_inventory_from_node(struct mg_arena *a, struct mg_diags *d,

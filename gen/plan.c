@@ -8,8 +8,9 @@
  * Placement follows create_hybrid_device_mesh: along every axis the DCN part
  * is the outer factor (mesh_math.c decodes positions). Inside a granule, the
  * local position is mapped to a device by the granule order (inventory or
- * locality, see locality.c). This file knows nothing of YAML, hwloc or C
- * syntax, and runs no check: compile.c runs them around it.
+ * locality, see locality.c); with order: torus the whole assignment is the
+ * one JAX's rules gave (the tpu-assignment check, docs/tpu.md). This file knows nothing of YAML,
+ * hwloc or C syntax, and runs no check: compile.c runs them around it.
  */
 #include "plan.h"
 #include "locality.h"
@@ -99,6 +100,23 @@ static void mg_order_granule(struct mg_arena *a, struct mg_plan *p, struct mg_or
     for (j = 0; j < per; j++)
         tmp[j] = dst[order[j]];
     memcpy(dst, tmp, (size_t)per * sizeof(int));
+}
+
+/* order: torus: the assignment the tpu-assignment check found with JAX's
+ * rules (docs/tpu.md); no closeness is involved, so both scores are 0. */
+static void mg_plan_torus(struct mg_arena *a, struct mg_plan *p)
+{
+    int i, f;
+
+    p->score_inventory = p->score = 0;
+    p->mesh = mg_alloc_array(a, (size_t)p->n_mesh, sizeof(int));
+    p->device_index = mg_alloc_array(a, (size_t)p->n_devices, sizeof(int));
+    for (i = 0; i < p->n_devices; i++)
+        p->device_index[i] = -1;
+    for (f = 0; f < p->n_mesh; f++) {
+        p->mesh[f] = p->torus[f];
+        p->device_index[p->mesh[f]] = f;
+    }
 }
 
 /* Fills mesh[] (flat -> device) and device_index[] from the granules'
@@ -203,7 +221,10 @@ static void mg_plan_shardings(struct mg_arena *a, struct mg_plan *p, const struc
 void mg_plan_place(struct mg_arena *a, struct mg_plan *p, const struct mg_spec *spec)
 {
     mg_plan_devices(a, p);
-    mg_plan_assign(a, p);
+    if (p->order == MG_ORDER_TORUS)
+        mg_plan_torus(a, p);
+    else
+        mg_plan_assign(a, p);
     mg_plan_processes(a, p);
     mg_plan_shardings(a, p, spec);
 }
@@ -236,9 +257,13 @@ static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
 
     mg_buf_init(&b);
     mg_buf_printf(&b, "meshgen-digest 1\nname %s\nkind %s\norder %d\nprocesses %d\n", p->name,
-                  mg_kind_name(p->kind), s->order, s->processes);
+                  mg_kind_name(p->kind), p->order, s->processes);
     mg_buf_printf(&b, "devices %lld\ngranule %d\nsort %d\nmpmd %s\n", (long long)p->n_mesh,
-                  s->granule, s->sort_granules, s->mpmd ? s->mpmd : "-");
+                  p->granule, s->sort_granules, s->mpmd ? s->mpmd : "-");
+    /* Only where they apply, so that other digests stay as they were. */
+    if (p->order == MG_ORDER_TORUS)
+        mg_buf_printf(&b, "torus split %d contiguous %d\n", s->allow_split_physical_axes,
+                      s->contiguous_submeshes);
     for (i = 0; i < p->n_axes; i++)
         mg_buf_printf(&b, "axis %s %lld %lld %lld %d\n", p->axis_names[i], (long long)p->size[i],
                       (long long)p->ici[i], (long long)p->dcn[i], p->types[i]);

@@ -66,6 +66,8 @@ enum {
     MG_MK_DEVICES,
     MG_MK_GRANULE,
     MG_MK_SORT,
+    MG_MK_SPLIT,
+    MG_MK_CONTIGUOUS,
     MG_MK_N
 };
 
@@ -82,6 +84,8 @@ static const struct mg_key mg_mesh_keys[MG_MK_N] = {
     [MG_MK_DEVICES] = {"devices", 0},
     [MG_MK_GRANULE] = {"granule", 0},
     [MG_MK_SORT] = {"sort_granules", 0},
+    [MG_MK_SPLIT] = {"allow_split_physical_axes", 0},
+    [MG_MK_CONTIGUOUS] = {"contiguous_submeshes", 0},
 };
 
 /* Which field of an axis the entries of a per-axis list fill. */
@@ -143,8 +147,11 @@ static void mg_read_mesh_settings(struct mg_spec_ctx *c, const struct mg_node *c
         s->device_kind_at = v[MG_MK_KIND]->mark;
         mg_get_enum(c->d, v[MG_MK_KIND], "mesh.device_kind", -1, &mg_kind_words, &s->device_kind);
     }
-    if (v[MG_MK_ORDER])
+    if (v[MG_MK_ORDER]) {
+        s->order_at = v[MG_MK_ORDER]->mark;
+        s->has_order = 1;
         mg_get_enum(c->d, v[MG_MK_ORDER], "mesh.order", -1, &mg_order_words, &s->order);
+    }
     if (v[MG_MK_PROCESSES])
         mg_get_enum(c->d, v[MG_MK_PROCESSES], "mesh.processes", -1, &mg_process_words,
                     &s->processes);
@@ -153,10 +160,20 @@ static void mg_read_mesh_settings(struct mg_spec_ctx *c, const struct mg_node *c
         s->has_devices = 1;
         mg_get_int(c->d, v[MG_MK_DEVICES], "mesh.devices", -1, &s->devices);
     }
-    if (v[MG_MK_GRANULE])
+    if (v[MG_MK_GRANULE]) {
+        s->has_granule = 1;
         mg_get_enum(c->d, v[MG_MK_GRANULE], "mesh.granule", -1, &mg_granule_words, &s->granule);
+    }
     if (v[MG_MK_SORT])
         mg_get_bool(c->d, v[MG_MK_SORT], "mesh.sort_granules", &s->sort_granules);
+    if (v[MG_MK_SPLIT])
+        mg_get_bool(c->d, v[MG_MK_SPLIT], "mesh.allow_split_physical_axes",
+                    &s->allow_split_physical_axes);
+    if (v[MG_MK_CONTIGUOUS]) {
+        s->contiguous_at = v[MG_MK_CONTIGUOUS]->mark;
+        mg_get_bool(c->d, v[MG_MK_CONTIGUOUS], "mesh.contiguous_submeshes",
+                    &s->contiguous_submeshes);
+    }
 }
 
 static void mg_read_mesh(struct mg_spec_ctx *c, const struct mg_node *mesh)
@@ -168,6 +185,7 @@ static void mg_read_mesh(struct mg_spec_ctx *c, const struct mg_node *mesh)
     /* What the file leaves out is located at the mapping that lacks it. */
     s->mesh_at = s->axes_at = s->shape_at = s->dcn_at = s->types_at = mesh->mark;
     s->mpmd_at = s->device_kind_at = s->devices_at = mesh->mark;
+    s->order_at = s->contiguous_at = mesh->mark;
     if (mesh->kind != MG_NODE_MAP) {
         mg_mismatch(c->d, mesh, "mesh", -1, "a mapping (axes, shape, ...)", "");
         return;
@@ -359,6 +377,7 @@ static struct mg_spec *mg_spec_new(struct mg_arena *a, const char *file, const c
     s->name = "";
     s->name_at = s->inventory_at = s->mesh_at = s->axes_at = s->shape_at = at;
     s->dcn_at = s->types_at = s->mpmd_at = s->device_kind_at = s->devices_at = at;
+    s->order_at = s->contiguous_at = at;
     s->device_kind = MG_KIND_DEFAULT;
     s->order = MG_ORDER_LOCALITY;
     s->processes = MESHGEN_PROCESSES_HOST;

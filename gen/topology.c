@@ -322,7 +322,7 @@ static void mg_topology_digest(struct mg_topology *t)
 
     mg_buf_init(&b);
     mg_buf_puts(&b, "meshgen-topology 1\n");
-    for (k = 0; k < MG_N_KINDS; k++) {
+    for (k = 0; k < MG_N_HWLOC_KINDS; k++) {
         const char *kn = mg_kind_name(k);
         mg_buf_printf(&b, "%s\t%d\n", kn, t->n[k]);
         for (i = 0; i < t->n[k]; i++) {
@@ -359,7 +359,7 @@ static void mg_extract(struct mg_arena *a, struct mg_diags *d, struct mg_mark at
     t->key = mg_strdup(a, source);
     t->label = mg_strdup(a, label);
     mg_extract_gpus(a, &tmp, d, at, topo, t);
-    for (k = 0; k < MG_N_KINDS; k++)
+    for (k = 0; k < MG_N_HWLOC_KINDS; k++)
         if (k != MG_KIND_GPU)
             mg_extract_cpu_kind(a, &tmp, d, at, topo, k, t);
     mg_arena_free(&tmp);

@@ -23,6 +23,7 @@ static const struct mg_word mg_kinds[] = {
     [MG_KIND_NUMA] = {"numa", "MESHGEN_KIND_NUMA"},
     [MG_KIND_PACKAGE] = {"package", "MESHGEN_KIND_PACKAGE"},
     [MG_KIND_PU] = {"pu", "MESHGEN_KIND_PU"},
+    [MG_KIND_TPU] = {"tpu", "MESHGEN_KIND_TPU"},
 };
 _Static_assert(sizeof mg_kinds / sizeof mg_kinds[0] == MG_N_KINDS, "a word for every kind");
 const struct mg_words mg_kind_words = {mg_kinds, MG_COUNT(mg_kinds)};
@@ -37,8 +38,16 @@ const struct mg_words mg_axis_type_words = {mg_axis_types, MG_COUNT(mg_axis_type
 static const struct mg_word mg_orders[] = {
     [MG_ORDER_LOCALITY] = {"locality", NULL},
     [MG_ORDER_INVENTORY] = {"inventory", NULL},
+    [MG_ORDER_TORUS] = {"torus", NULL},
 };
 const struct mg_words mg_order_words = {mg_orders, MG_COUNT(mg_orders)};
+
+static const struct mg_word mg_tpu_methods[] = {
+    [MG_TPU_HANDLER] = {"handler", NULL},
+    [MG_TPU_TORUS] = {"torus", NULL},
+    [MG_TPU_SPLIT] = {"split", NULL},
+};
+const struct mg_words mg_tpu_method_words = {mg_tpu_methods, MG_COUNT(mg_tpu_methods)};
 
 static const struct mg_word mg_process_modes[] = {
     [MESHGEN_PROCESSES_HOST] = {"host", "MESHGEN_PROCESSES_HOST"},

@@ -87,8 +87,9 @@ static const char *const error_text[] = {
     "no one host of the mesh is this machine",
     "this host has no process of the mesh at the launcher's local rank",
     "the launcher started another number of processes than the mesh has",
+    "the mesh's devices are not TPU devices",
 };
-_Static_assert(sizeof error_text / sizeof error_text[0] == 1 - MESHGEN_ERR_PROCESS_COUNT,
+_Static_assert(sizeof error_text / sizeof error_text[0] == 1 - MESHGEN_ERR_NOT_TPU,
                "error_text must describe every enum meshgen_error code");
 
 const char *meshgen_strerror(int err)
@@ -416,7 +417,7 @@ static int devices_consistent(const struct meshgen_mesh *mesh)
 
     if (mesh->mesh_devices == NULL || mesh->device_index == NULL)
         return 0;
-    if (mesh->device_kind < MESHGEN_KIND_GPU || mesh->device_kind > MESHGEN_KIND_PU)
+    if (mesh->device_kind < MESHGEN_KIND_GPU || mesh->device_kind > MESHGEN_KIND_TPU)
         return 0;
     for (f = 0; f < mesh->n_devices; f++) {
         d = mesh->mesh_devices[f];
@@ -695,6 +696,28 @@ const struct meshgen_device_info *meshgen_device_info(const struct meshgen_mesh 
     if (device - host->first_device >= tp->n_devices)
         return NULL;
     return &tp->devices[device - host->first_device];
+}
+
+int meshgen_device_coords(const struct meshgen_mesh *mesh, int device, int coords[3], int *core)
+{
+    const struct meshgen_device_info *info;
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (coords == NULL)
+        return MESHGEN_ERR_NULL;
+    if (mesh->device_kind != MESHGEN_KIND_TPU)
+        return MESHGEN_ERR_NOT_TPU;
+    info = meshgen_device_info(mesh, device);
+    if (info == NULL)
+        return MESHGEN_ERR_RANGE;
+    coords[0] = info->coords[0];
+    coords[1] = info->coords[1];
+    coords[2] = info->coords[2];
+    if (core)
+        *core = info->core_on_chip;
+    return MESHGEN_OK;
 }
 
 /* ---- groups ---------------------------------------------------------------------- */

@@ -146,7 +146,7 @@ static void say(char *report, size_t cap, const char *fmt, ...)
 
 static const char *const kind_names[] = {
     [MESHGEN_KIND_GPU] = "gpu",         [MESHGEN_KIND_CORE] = "core", [MESHGEN_KIND_NUMA] = "numa",
-    [MESHGEN_KIND_PACKAGE] = "package", [MESHGEN_KIND_PU] = "pu",
+    [MESHGEN_KIND_PACKAGE] = "package", [MESHGEN_KIND_PU] = "pu",     [MESHGEN_KIND_TPU] = "tpu",
 };
 
 /*
@@ -308,6 +308,11 @@ static int compare_host(const struct meshgen_mesh *mesh, int h, hwloc_topology_t
     struct meshgen__gpu *gpus = NULL;
     int n, i, rc = MESHGEN_OK;
 
+    /* hwloc does not see TPU chips: there is nothing to compare them with. */
+    if (kind == MESHGEN_KIND_TPU) {
+        say(report, cap, "hwloc does not discover TPU devices; a TPU mesh cannot be verified");
+        return MESHGEN_ERR_UNSUPPORTED;
+    }
     if (kind == MESHGEN_KIND_GPU) {
         size_t room = meshgen__gpu_capacity(topo);
 

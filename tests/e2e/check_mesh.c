@@ -21,7 +21,7 @@ int main(void)
 {
     const struct meshgen_mesh *m = &MESH;
     int32_t coords[MESHGEN_MAX_AXES], buf[4096];
-    int f, d, a, p, err, n;
+    int f, d, a, p, err, n, xyz_past[3];
     static int seen[1 << 16];
 
     if ((err = meshgen_mesh_check(m)) != MESHGEN_OK)
@@ -47,7 +47,25 @@ int main(void)
         if (!seen[d] && meshgen_coords_of(m, d, coords) != MESHGEN_ERR_NOT_IN_MESH)
             FAIL("device %d is not in the mesh but coords_of accepts it", d);
 
-    printf("{\"mesh\": [");
+    /* TPU devices have a place in their slice; the others have none. */
+    printf("{\"tpu\": [");
+    for (d = 0; d < m->n_inventory_devices; d++) {
+        int xyz[3] = {-1, -1, -1}, core = -1;
+        err = meshgen_device_coords(m, d, xyz, &core);
+        if (m->device_kind != MESHGEN_KIND_TPU) {
+            if (err != MESHGEN_ERR_NOT_TPU || xyz[0] != -1)
+                FAIL("device_coords(%d) of a %d mesh: %d, expected MESHGEN_ERR_NOT_TPU", d,
+                     (int)m->device_kind, err);
+            continue;
+        }
+        if (err != MESHGEN_OK)
+            FAIL("device_coords(%d): %s", d, meshgen_strerror(err));
+        printf("%s[%d, %d, %d, %d]", d ? ", " : "", xyz[0], xyz[1], xyz[2], core);
+    }
+    if (m->device_kind == MESHGEN_KIND_TPU &&
+        meshgen_device_coords(m, m->n_inventory_devices, xyz_past, NULL) != MESHGEN_ERR_RANGE)
+        FAIL("device_coords accepts a device past the last");
+    printf("],\n \"mesh\": [");
     for (f = 0; f < m->n_devices; f++)
         printf("%s%d", f ? ", " : "", (int)m->mesh_devices[f]);
     printf("],\n \"coords\": {");

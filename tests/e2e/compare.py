@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Holds what the runtime answers over generated tables (the checker's
 JSON) against `meshgen resolve` on the same spec and inventory: the mesh
-order, every device's coordinates (mixed radix of its position), every
+order, every device's coordinates (mixed radix of its position) and, on
+TPU meshes, its chip's coordinates and core, every
 process's devices and stage, and every stage's devices."""
 import json
 import subprocess
@@ -15,6 +16,11 @@ def main():
     got = json.loads(subprocess.run([checker], check=True, capture_output=True).stdout)
     sizes = [a["size"] for a in resolved["axes"]]
     fails = []
+    # TPU meshes: each device's chip coordinates and core, as resolve has them.
+    want_tpu = [d["coords"] + [d["core_on_chip"]] for d in resolved["devices"]
+                if d["kind"] == "tpu"]
+    if got["tpu"] != want_tpu:
+        fails.append(f"tpu coords {got['tpu']} != resolve {want_tpu}")
     if got["mesh"] != resolved["mesh"]:
         fails.append(f"mesh order {got['mesh']} != resolve {resolved['mesh']}")
     for pos, dev in enumerate(resolved["mesh"]):

@@ -198,7 +198,7 @@ static char *replace_all(const char *s, const char *from, const char *to)
 
 static void test_kind_names(void **state)
 {
-    static const char *const names[] = {"gpu", "core", "numa", "package", "pu"};
+    static const char *const names[] = {"gpu", "core", "numa", "package", "pu", "tpu"};
     int k;
 
     (void)state;

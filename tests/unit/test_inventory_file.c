@@ -231,6 +231,77 @@ static void test_relative_to_current_directory(void **state)
     assert_string_equal(inv->files[1], "../hwloc/nvidiaDGX2.xml");
 }
 
+/* ---- TPU slices (docs/tpu.md) -------------------------------------------------- */
+
+/* A v3 4x4 slice and a v5e 2x2 one beside an hwloc host: each TPU worker
+ * has a topology of its own whose devices sit where JAX's layout puts them;
+ * a TPU group without `slice` is a slice of its own. */
+static void test_tpu_groups(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_topology *t;
+    struct mg_inventory *inv =
+        load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                     "  - names: v3-w[0-3]\n    tpu: v3\n    topology: 4x4\n    slice: pod\n"
+                     "  - names: cpu\n    synthetic: 'pack:1 core:2 pu:1'\n"
+                     "  - names: e0\n    tpu: v5e\n    topology: 2x2\n");
+    int h;
+
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_int_equal(inv->n_hosts, 6);
+    assert_int_equal(inv->n_topologies, 6);
+    for (h = 0; h < 4; h++) {
+        t = &inv->topologies[inv->hosts[h].topology];
+        assert_string_equal(inv->hosts[h].slice, "pod");
+        assert_non_null(t->tpu);
+        assert_string_equal(t->tpu->name, "v3");
+        assert_int_equal(t->n[MG_KIND_TPU], 8);
+        assert_int_equal(t->n[MG_KIND_CORE], 0);
+        assert_int_equal(t->tpu_dims[0] * 100 + t->tpu_dims[1] * 10 + t->tpu_dims[2], 441);
+    }
+    /* Worker 1 holds chips x 2-3, y 0-1, x fastest, then the core. */
+    t = &inv->topologies[inv->hosts[1].topology];
+    assert_int_equal(t->devs[MG_KIND_TPU][0].coords[0], 2);
+    assert_int_equal(t->devs[MG_KIND_TPU][1].core_on_chip, 1);
+    assert_int_equal(t->devs[MG_KIND_TPU][7].coords[0] * 10 + t->devs[MG_KIND_TPU][7].coords[1],
+                     31);
+    assert_string_equal(t->devs[MG_KIND_TPU][7].model, "TPU v3");
+    /* Workers differ, so do their digests. */
+    assert_string_not_equal(inv->topologies[inv->hosts[0].topology].digest, t->digest);
+    assert_null(inv->topologies[inv->hosts[4].topology].tpu);
+    assert_int_equal(inv->topologies[inv->hosts[4].topology].n[MG_KIND_TPU], 0);
+    assert_string_equal(inv->hosts[5].slice, "slice2");
+    assert_int_equal(inv->topologies[inv->hosts[5].topology].n[MG_KIND_TPU], 4);
+}
+
+/* What a TPU group may not be, each at the node at fault. */
+static void test_tpu_errors(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_diag *g;
+
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                             "  - names: t0\n    tpu: v5p\n"));
+    g = expect_diag(&f->diags, "inventory-topology", 3, 5);
+    expect_message(g, "found 'tpu' without 'topology'");
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                             "  - names: t0\n    tpu: v5e\n    topology: 3x3\n"));
+    g = expect_diag(&f->diags, "tpu-topology", 5, 15);
+    expect_message(g, "v5e has no 3x3 slice; its topologies are 1x1, 2x2, 2x4, 4x4, 4x8, 8x8, "
+                      "8x16, 16x16");
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                             "  - names: t[0-1]\n    tpu: v5p\n    topology: 4x4x4\n"));
+    g = expect_diag(&f->diags, "tpu-hosts", 3, 12);
+    expect_message(g, "has 16 hosts of 4 chips (2x2) each, not 2");
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                             "  - names: t0\n    tpu: 5\n    topology: 2x2\n"));
+    expect_diag(&f->diags, "type-mismatch", 4, 10);
+}
+
 /* ---- errors -------------------------------------------------------------------- */
 
 static void test_duplicate_host(void **state)
@@ -339,7 +410,7 @@ static void test_unknown_key(void **state)
     assert_int_equal(f->diags.n_errors, 1);
     g = expect_diag(&f->diags, "key-unknown", 5, 5);
     assert_string_equal(g->message, "hosts[0]: found the unknown key 'slise', expected one of: "
-                                    "names, topology, synthetic, slice");
+                                    "names, topology, synthetic, slice, tpu");
 }
 
 static void test_self_reference(void **state)
@@ -491,6 +562,8 @@ int main(void)
         T(test_not_an_inventory),
         T(test_host_count),
         T(test_topology_named_yaml),
+        T(test_tpu_groups),
+        T(test_tpu_errors),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -310,6 +310,41 @@ static void test_verify_cpu_kind(void **state)
     assert_string_equal(report, "device 0: cpuset 0-1 expected, " CPUS0 " found");
 }
 
+/* A TPU mesh cannot be verified: hwloc does not see TPU chips. Its host is
+ * still identified first. */
+static void test_verify_tpu(void **state)
+{
+    static const struct meshgen_device_info tpu[2] = {
+        {.kind = MESHGEN_KIND_TPU,
+         .os_index = -1,
+         .numa = -1,
+         .pci = "",
+         .vendor = "Google",
+         .model = "TPU v5 lite",
+         .uuid = "",
+         .cpuset = "",
+         .coords = {0, 0, 0}},
+        {.kind = MESHGEN_KIND_TPU,
+         .os_index = -1,
+         .numa = -1,
+         .pci = "",
+         .vendor = "Google",
+         .model = "TPU v5 lite",
+         .uuid = "",
+         .cpuset = "",
+         .coords = {1, 0, 0}},
+    };
+    struct one_host s;
+    char report[256];
+
+    (void)state;
+    one_host_init(&s, POWER8_HOST, MESHGEN_KIND_TPU, tpu, 2);
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_UNSUPPORTED);
+    assert_string_equal(report,
+                        "hwloc does not discover TPU devices; a TPU mesh cannot be verified");
+}
+
 static void test_verify_gpu_removed(void **state)
 {
     char *xml = slurp(POWER8_XML);
@@ -789,6 +824,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verify_match),
         cmocka_unit_test(test_verify_cpu_kind),
+        cmocka_unit_test(test_verify_tpu),
         cmocka_unit_test(test_verify_gpu_removed),
         cmocka_unit_test(test_verify_extra_device),
         cmocka_unit_test(test_verify_model_changed),

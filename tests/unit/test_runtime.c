@@ -82,6 +82,56 @@ static const struct meshgen_process procs_per_device16[16] = {
     {1, 8, 1}, {1, 9, 1}, {1, 10, 1}, {1, 11, 1}, {1, 12, 1}, {1, 13, 1}, {1, 14, 1}, {1, 15, 1},
 };
 
+/* ---- a TPU tray: one host of four v5e chips, 2x2, a ring 0 1 3 2 ----------------------- */
+
+#define TPU(x, y)                                                                                  \
+    {                                                                                              \
+        .kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google",       \
+        .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {(x), (y), 0},                 \
+        .core_on_chip = 0                                                                          \
+    }
+
+static const struct meshgen_device_info tpu4_devices[4] = {TPU(0, 0), TPU(1, 0), TPU(0, 1),
+                                                           TPU(1, 1)};
+static const struct meshgen_host_template tpu4_template[1] = {{4, tpu4_devices}};
+static const struct meshgen_host tpu_hosts[1] = {{.name = "t1v-n-0",
+                                                  .slice = "slice0",
+                                                  .granule = 0,
+                                                  .template_index = 0,
+                                                  .first_device = 0,
+                                                  .n_devices = 4}};
+static const struct meshgen_axis tpu_axes[1] = {{"ring", 4, 4, 1, MESHGEN_AXIS_EXPLICIT}};
+static const int32_t tpu_ring[4] = {0, 1, 3, 2};
+static const struct meshgen_process tpu_processes[1] = {{0, 0, 4}};
+
+static const struct meshgen_mesh tpu_mesh = {
+    .magic = MESHGEN_MAGIC,
+    .abi = MESHGEN_ABI,
+    .name = "tpu",
+    .generator_version = MESHGEN_VERSION_STRING,
+    .digest = "sha256:0",
+    .n_axes = 1,
+    .axes = tpu_axes,
+    .device_kind = MESHGEN_KIND_TPU,
+    .n_devices = 4,
+    .n_inventory_devices = 4,
+    .n_templates = 1,
+    .templates = tpu4_template,
+    .n_hosts = 1,
+    .hosts = tpu_hosts,
+    .n_granules = 1,
+    .mesh_devices = tpu_ring,
+    .device_index = tpu_ring,
+    .process_mode = MESHGEN_PROCESSES_HOST,
+    .n_processes = 1,
+    .processes = tpu_processes,
+    .n_process_devices = 4,
+    .process_devices = identity16,
+    .mpmd_axis = -1,
+    .n_shardings = 0,
+    .shardings = NULL,
+};
+
 /* ---- mesh (pp=4, dp=2, tp=2) over devices 0..15 in order --------------------------- */
 
 static const struct meshgen_axis ppdptp_axes[3] = {
@@ -313,7 +363,7 @@ static const struct meshgen_mesh xy_mesh = {
 
 static void test_strerror_every_code(void **state)
 {
-    const char *text[22];
+    const char *text[23];
     const char *unknown = meshgen_strerror(1);
     int i, j;
 
@@ -326,10 +376,10 @@ static void test_strerror_every_code(void **state)
         for (j = 0; j < i; j++)
             assert_string_not_equal(text[i], text[j]);
     }
-    /* -21 is the last code; past it, and far past it, the text is generic. */
-    assert_int_equal(MESHGEN_ERR_PROCESS_COUNT, -(COUNT(text) - 1));
+    /* -22 is the last code; past it, and far past it, the text is generic. */
+    assert_int_equal(MESHGEN_ERR_NOT_TPU, -(COUNT(text) - 1));
     assert_non_null(unknown);
-    assert_string_equal(meshgen_strerror(-22), unknown);
+    assert_string_equal(meshgen_strerror(-23), unknown);
     assert_string_equal(meshgen_strerror(INT_MIN), unknown);
     assert_string_equal(meshgen_strerror(INT_MAX), unknown);
 }
@@ -742,6 +792,7 @@ static void test_every_function_rejects_unusable_mesh(void **state)
     int32_t coords[MESHGEN_MAX_AXES] = {0}, out[8], process;
     int64_t start[2], size[2];
     char name[16];
+    int xyz[3];
     int i;
 
     (void)state;
@@ -761,6 +812,7 @@ static void test_every_function_rejects_unusable_mesh(void **state)
         assert_int_equal(meshgen_coords_of(m, 0, coords), e);
         assert_int_equal(meshgen_device_host(m, 0), e);
         assert_null(meshgen_device_info(m, 0));
+        assert_int_equal(meshgen_device_coords(m, 0, xyz, NULL), e);
         assert_int_equal(meshgen_axes_mask(m, "x"), e);
         assert_int_equal(meshgen_group(m, 0, 1, out, 8), e);
         assert_int_equal(meshgen_group_index(m, 0, 1, NULL), e);
@@ -890,6 +942,28 @@ static void test_device_at_coords_of_errors(void **state)
 }
 
 /* Host lookup over hosts that share a template, with a host of no devices. */
+/* meshgen_device_coords: a TPU device's chip and core, as the tables hold
+ * them; an error, and nothing written, for anything else. */
+static void test_device_coords(void **state)
+{
+    int c[3] = {-1, -1, -1}, core = -1;
+
+    (void)state;
+    assert_int_equal(meshgen_mesh_check(&tpu_mesh), MESHGEN_OK);
+    assert_int_equal(meshgen_device_coords(&tpu_mesh, 3, c, &core), MESHGEN_OK);
+    assert_int_equal(c[0] * 100 + c[1] * 10 + c[2], 110);
+    assert_int_equal(core, 0);
+    assert_int_equal(meshgen_device_coords(&tpu_mesh, 2, c, NULL), MESHGEN_OK);
+    assert_int_equal(c[0] * 100 + c[1] * 10 + c[2], 10);
+    c[0] = c[1] = c[2] = core = -1;
+    assert_int_equal(meshgen_device_coords(&tpu_mesh, 4, c, &core), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_coords(&tpu_mesh, -1, c, &core), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_coords(&tpu_mesh, 0, NULL, &core), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_device_coords(&ppdptp_mesh, 0, c, &core), MESHGEN_ERR_NOT_TPU);
+    assert_int_equal(meshgen_device_coords(NULL, 0, c, &core), MESHGEN_ERR_NULL);
+    assert_int_equal(c[0] + c[1] + c[2] + core, -4);
+}
+
 static void test_device_host_and_info(void **state)
 {
     static const int host_of[6] = {0, 0, 0, 2, 2, 2};
@@ -2174,6 +2248,7 @@ int main(void)
         cmocka_unit_test(test_device_at_coords_of_round_trip),
         cmocka_unit_test(test_device_at_coords_of_errors),
         cmocka_unit_test(test_device_host_and_info),
+        cmocka_unit_test(test_device_coords),
         cmocka_unit_test(test_axes_mask),
         cmocka_unit_test(test_reference_groups_pp_dp_tp),
         cmocka_unit_test(test_group_empty_full_and_multi_axis),

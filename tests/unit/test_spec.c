@@ -482,7 +482,7 @@ static void test_enum_values(void **state)
                  "  axes: [a, b]\n"
                  "  shape: [1, 1]\n"
                  "  types: [auto, Auto]\n"
-                 "  device_kind: tpu\n"
+                 "  device_kind: npu\n"
                  "  order: fastest\n"
                  "  processes: rank\n"
                  "  granule: rack\n");
@@ -490,9 +490,9 @@ static void test_enum_values(void **state)
     g = expect_diag(&f->diags, "enum-value", 6, 17);
     assert_non_null(strstr(g->message, "'Auto', expected one of: auto, explicit, manual"));
     g = expect_diag(&f->diags, "enum-value", 7, 16);
-    assert_non_null(strstr(g->message, "gpu, core, numa, package, pu"));
+    assert_non_null(strstr(g->message, "gpu, core, numa, package, pu, tpu"));
     g = expect_diag(&f->diags, "enum-value", 8, 10);
-    assert_non_null(strstr(g->message, "locality, inventory"));
+    assert_non_null(strstr(g->message, "locality, inventory, torus"));
     g = expect_diag(&f->diags, "enum-value", 9, 14);
     assert_non_null(strstr(g->message, "host, device"));
     g = expect_diag(&f->diags, "enum-value", 10, 12);

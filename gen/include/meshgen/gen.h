@@ -156,16 +156,17 @@ struct mg_words {
     int n;
 };
 
-extern const struct mg_words mg_kind_words;      /* enum meshgen_kind: gpu, core, ... */
-extern const struct mg_words mg_axis_type_words; /* enum meshgen_axis_type */
-extern const struct mg_words mg_order_words;     /* enum mg_order */
-extern const struct mg_words mg_process_words;   /* enum meshgen_process_mode */
-extern const struct mg_words mg_granule_words;   /* enum mg_granule */
-extern const struct mg_words mg_severity_words;  /* enum mg_severity */
-extern const struct mg_words mg_format_words;    /* enum mg_diag_format */
-extern const struct mg_words mg_when_words;      /* enum mg_when */
-extern const struct mg_words mg_color_by_words;  /* enum mg_color_by */
-extern const struct mg_words mg_command_words;   /* enum mg_command */
+extern const struct mg_words mg_kind_words;       /* enum meshgen_kind: gpu, core, ... */
+extern const struct mg_words mg_axis_type_words;  /* enum meshgen_axis_type */
+extern const struct mg_words mg_order_words;      /* enum mg_order */
+extern const struct mg_words mg_tpu_method_words; /* enum mg_tpu_method (resolve's "tpu") */
+extern const struct mg_words mg_process_words;    /* enum meshgen_process_mode */
+extern const struct mg_words mg_granule_words;    /* enum mg_granule */
+extern const struct mg_words mg_severity_words;   /* enum mg_severity */
+extern const struct mg_words mg_format_words;     /* enum mg_diag_format */
+extern const struct mg_words mg_when_words;       /* enum mg_when */
+extern const struct mg_words mg_color_by_words;   /* enum mg_color_by */
+extern const struct mg_words mg_command_words;    /* enum mg_command */
 
 /* The word of a value; "unknown" outside the table. */
 const char *mg_word(const struct mg_words *words, int value);
@@ -203,11 +204,17 @@ enum mg_kind_sel {
     MG_KIND_CORE = MESHGEN_KIND_CORE,
     MG_KIND_NUMA = MESHGEN_KIND_NUMA,
     MG_KIND_PACKAGE = MESHGEN_KIND_PACKAGE,
-    MG_KIND_PU = MESHGEN_KIND_PU
+    MG_KIND_PU = MESHGEN_KIND_PU,
+    MG_KIND_TPU = MESHGEN_KIND_TPU
 };
-#define MG_N_KINDS 5
+#define MG_N_KINDS 6
+/* The kinds an hwloc topology has: all but tpu, which only a `tpu:` host
+ * group of an inventory file has (docs/tpu.md). */
+#define MG_N_HWLOC_KINDS 5
 
-enum mg_order { MG_ORDER_LOCALITY, MG_ORDER_INVENTORY };
+/* torus: JAX's create_(hybrid_)device_mesh over the chips' coordinates, the
+ * default for TPU meshes (docs/tpu.md). */
+enum mg_order { MG_ORDER_LOCALITY, MG_ORDER_INVENTORY, MG_ORDER_TORUS };
 enum mg_granule { MG_GRANULE_HOST, MG_GRANULE_SLICE };
 
 struct mg_spec_axis {
@@ -260,13 +267,20 @@ struct mg_spec {
     struct mg_mark mpmd_at;
     int device_kind; /* enum mg_kind_sel */
     struct mg_mark device_kind_at;
-    int order;       /* enum mg_order */
+    int order; /* enum mg_order */
+    struct mg_mark order_at;
+    int has_order;   /* `order` given (else the kind decides: torus for tpu) */
     int processes;   /* enum meshgen_process_mode */
     int64_t devices; /* when has_devices */
     int has_devices;
     struct mg_mark devices_at;
-    int granule; /* enum mg_granule */
+    int granule;     /* enum mg_granule */
+    int has_granule; /* `granule` given (else slice for tpu, host otherwise) */
     int sort_granules;
+    /* create_device_mesh's options (order: torus only). */
+    int allow_split_physical_axes;
+    int contiguous_submeshes;
+    struct mg_mark contiguous_at;
 
     int n_shardings;
     struct mg_spec_sharding *shardings;
@@ -284,6 +298,9 @@ struct mg_devinfo {
     const char *model;
     const char *uuid;
     const char *cpuset; /* cpulist */
+    /* tpu devices only: Device.coords (x, y, z) and Device.core_on_chip. */
+    int coords[3];
+    int core_on_chip;
 };
 
 /*
@@ -300,6 +317,10 @@ struct mg_topology {
     struct mg_devinfo *devs[MG_N_KINDS];
     int *closeness[MG_N_KINDS];
     char digest[65]; /* sha256 hex of the extracted devices and closeness */
+    /* One host of a TPU slice (an inventory's `tpu:` group): its family and
+     * the slice's chips along x, y, z; NULL for an hwloc topology. */
+    const struct mg_tpu_family *tpu;
+    int tpu_dims[3];
 };
 
 struct mg_host {
@@ -368,11 +389,12 @@ struct mg_plan {
     int n_axes;
     const char *axis_names[MG_MAX_AXES];
     int types[MG_MAX_AXES];
-    int order;
+    int order; /* the spec's, or the kind's default (torus for tpu) */
     int process_mode;
 
     /* Resolved by the checks. */
     int kind;
+    int granule; /* enum mg_granule: the spec's, or the kind's default */
     int64_t size[MG_MAX_AXES];
     int64_t ici[MG_MAX_AXES];
     int64_t dcn[MG_MAX_AXES];
@@ -385,6 +407,10 @@ struct mg_plan {
     int *granule_hosts;               /* host indices, granule-major */
     int n_granules;                   /* granules the mesh uses */
     int per_granule;                  /* devices the mesh uses of each */
+    /* order: torus: JAX's assignment (flat index -> device id, n_mesh) and
+     * how it was found (method, physical mesh, assignment matrix). */
+    int *torus;
+    struct mg_tpu_result *tpu;
 
     /* Completed by the planner. */
     struct mg_plan_device *devices; /* by device id */

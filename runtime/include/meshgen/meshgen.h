@@ -30,13 +30,14 @@ extern "C" {
  * run time by meshgen_mesh_check().
  */
 #define MESHGEN_VERSION_MAJOR 0
-#define MESHGEN_VERSION_MINOR 1
+#define MESHGEN_VERSION_MINOR 2
 #define MESHGEN_VERSION_PATCH 0
-#define MESHGEN_VERSION_STRING "0.1.0"
+#define MESHGEN_VERSION_STRING "0.2.0"
 #define MESHGEN_VERSION_NUMBER                                                                     \
     (MESHGEN_VERSION_MAJOR * 10000 + MESHGEN_VERSION_MINOR * 100 + MESHGEN_VERSION_PATCH)
-/* The oldest generator whose output this runtime can read. */
-#define MESHGEN_MIN_GENERATOR_VERSION 100
+/* The oldest generator whose output this runtime can read (0.2.0: table
+ * ABI 2). */
+#define MESHGEN_MIN_GENERATOR_VERSION 200
 /*
  * The oldest runtime that can read the tables this release's generator
  * writes: the number a generated header requires of MESHGEN_VERSION_NUMBER.
@@ -46,8 +47,8 @@ extern "C" {
  * MESHGEN_ABI changes or the tables start to use something an older runtime
  * does not read. gen/emit_c.c asserts it was revisited with the ABI.
  */
-#define MESHGEN_MIN_RUNTIME_VERSION 100
-#define MESHGEN_MIN_RUNTIME_VERSION_STRING "0.1.0"
+#define MESHGEN_MIN_RUNTIME_VERSION 200
+#define MESHGEN_MIN_RUNTIME_VERSION_STRING "0.2.0"
 
 /*
  * MESHGEN_API marks the functions of this header, which are exactly the
@@ -65,8 +66,9 @@ extern "C" {
 
 /* "MSHG" in ASCII: the first word of every generated mesh. */
 #define MESHGEN_MAGIC 0x4753484Du
-/* Bumped whenever the layout of the structures below changes. */
-#define MESHGEN_ABI 1
+/* Bumped whenever the layout of the structures below changes (2: TPU
+ * coordinates in meshgen_device_info). */
+#define MESHGEN_ABI 2
 
 /* Limits shared by the generator and the runtime. */
 #define MESHGEN_MAX_AXES 16
@@ -101,17 +103,18 @@ enum meshgen_error {
     MESHGEN_ERR_INDIVISIBLE = -8, /* an array dimension not divisible by its shards */
     MESHGEN_ERR_NOT_IN_MESH = -9, /* the device exists but is not used by the mesh */
     /* -10 is unused: no function ever returned it (a mesh without an MPMD axis is one stage). */
-    MESHGEN_ERR_NO_ENV = -11,       /* no launcher variable names this process */
-    MESHGEN_ERR_BAD_ENV = -12,      /* a launcher or host variable is empty or not a number */
-    MESHGEN_ERR_NO_SHARDING = -13,  /* no sharding of that name or index */
-    MESHGEN_ERR_UNSUPPORTED = -14,  /* not available in this build or on this system */
-    MESHGEN_ERR_SYSTEM = -15,       /* the operating system or hwloc refused */
-    MESHGEN_ERR_MISMATCH = -16,     /* this machine differs from the compiled inventory */
-    MESHGEN_ERR_NO_CPU = -17,       /* a device's CPUs are unknown or not on this machine */
-    MESHGEN_ERR_NOT_GPU = -18,      /* the mesh's devices are not GPUs */
-    MESHGEN_ERR_NO_HOST = -19,      /* no one host of the mesh is this machine */
-    MESHGEN_ERR_LOCAL_RANK = -20,   /* this host has no process at the launcher's local rank */
-    MESHGEN_ERR_PROCESS_COUNT = -21 /* the launcher started another number of processes */
+    MESHGEN_ERR_NO_ENV = -11,        /* no launcher variable names this process */
+    MESHGEN_ERR_BAD_ENV = -12,       /* a launcher or host variable is empty or not a number */
+    MESHGEN_ERR_NO_SHARDING = -13,   /* no sharding of that name or index */
+    MESHGEN_ERR_UNSUPPORTED = -14,   /* not available in this build or on this system */
+    MESHGEN_ERR_SYSTEM = -15,        /* the operating system or hwloc refused */
+    MESHGEN_ERR_MISMATCH = -16,      /* this machine differs from the compiled inventory */
+    MESHGEN_ERR_NO_CPU = -17,        /* a device's CPUs are unknown or not on this machine */
+    MESHGEN_ERR_NOT_GPU = -18,       /* the mesh's devices are not GPUs */
+    MESHGEN_ERR_NO_HOST = -19,       /* no one host of the mesh is this machine */
+    MESHGEN_ERR_LOCAL_RANK = -20,    /* this host has no process at the launcher's local rank */
+    MESHGEN_ERR_PROCESS_COUNT = -21, /* the launcher started another number of processes */
+    MESHGEN_ERR_NOT_TPU = -22        /* the mesh's devices are not TPU devices */
 };
 
 /* What a mesh position is: a GPU, or a CPU object of some level. */
@@ -120,7 +123,8 @@ enum meshgen_device_kind {
     MESHGEN_KIND_CORE = 1,
     MESHGEN_KIND_NUMA = 2,
     MESHGEN_KIND_PACKAGE = 3,
-    MESHGEN_KIND_PU = 4
+    MESHGEN_KIND_PU = 4,
+    MESHGEN_KIND_TPU = 5 /* a JAX device of a TPU slice (a chip, or a core on v2/v3) */
 };
 
 /* jax.sharding.AxisType. */
@@ -152,6 +156,10 @@ struct meshgen_device_info {
     const char *model;
     const char *uuid;
     const char *cpuset; /* local CPUs as a cpulist, e.g. "0-3,8-11" */
+    /* TPU devices: the chip's x, y, z in its slice and the core on the chip,
+     * as JAX's Device.coords and Device.core_on_chip; 0 for other kinds. */
+    int32_t coords[3];
+    int32_t core_on_chip;
 };
 
 /*
@@ -241,7 +249,7 @@ struct meshgen_mesh {
  * The string is static: the caller must not free or modify it. */
 MESHGEN_API const char *meshgen_strerror(int err);
 
-/** The runtime's version string, e.g. "0.1.0" (static, MESHGEN_VERSION_STRING
+/** The runtime's version string, e.g. "0.2.0" (static, MESHGEN_VERSION_STRING
  * of the header it was built with), to compare with the header at start-up. */
 MESHGEN_API const char *meshgen_version(void);
 
@@ -287,6 +295,18 @@ MESHGEN_API int meshgen_device_host(const struct meshgen_mesh *mesh, int device)
  */
 MESHGEN_API const struct meshgen_device_info *meshgen_device_info(const struct meshgen_mesh *mesh,
                                                                   int device);
+
+/**
+ * The physical place of TPU device id `device`: the chip's coordinates
+ * (x, y, z) in its slice into coords (the caller's array of 3 entries) and,
+ * when core is not NULL, its core on the chip into *core, as JAX's
+ * Device.coords and Device.core_on_chip report them (docs/tpu.md). Returns
+ * 0, MESHGEN_ERR_NULL (coords NULL), MESHGEN_ERR_NOT_TPU (the mesh's devices
+ * are not TPU devices) or MESHGEN_ERR_RANGE (no such device); nothing is
+ * written on error.
+ */
+MESHGEN_API int meshgen_device_coords(const struct meshgen_mesh *mesh, int device, int coords[3],
+                                      int *core);
 
 /* ---- groups (DeviceMesh.get_group, MPI_Cart_sub) ------------------------------ */
 
@@ -537,8 +557,9 @@ MESHGEN_API int meshgen_bind(const struct meshgen_mesh *mesh, int device);
  * MESHGEN_ERR_RANGE (host past the mesh's), MESHGEN_ERR_NO_HOST (a negative
  * host and no one host is this machine), MESHGEN_ERR_BAD_ENV (a host
  * variable set but empty), MESHGEN_ERR_NULL (report NULL with cap > 0), the
- * errors of meshgen_mesh_check(), or MESHGEN_ERR_SYSTEM (this machine has no
- * name, or hwloc cannot discover it).
+ * errors of meshgen_mesh_check(), MESHGEN_ERR_SYSTEM (this machine has no
+ * name, or hwloc cannot discover it), or MESHGEN_ERR_UNSUPPORTED for a mesh
+ * of TPU devices, which hwloc does not see (after the host check).
  */
 MESHGEN_API int meshgen_verify(const struct meshgen_mesh *mesh, int host, char *report, size_t cap);
 
