@@ -20,9 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Tableau's 20 colours, the ten strong ones first: neighbouring keys differ
+ * in hue, and twenty keys pass before one repeats. */
 static const char *const mg_svg_fill[] = {"#4e79a7", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
-                                          "#e15759", "#9c755f", "#f28e2b", "#ff9da7", "#bab0ac"};
-#define MG_SVG_N_FILLS 10
+                                          "#e15759", "#9c755f", "#f28e2b", "#ff9da7", "#bab0ac",
+                                          "#a0cbe8", "#8cd17d", "#d4a6c8", "#f1ce63", "#86bcb6",
+                                          "#ff9d9a", "#d7b5a6", "#ffbe7d", "#fabfd2", "#79706e"};
+#define MG_SVG_N_FILLS 20
 
 #define MG_SVG_MAX_CELLS 4096  /* squares, one a device, before blocks */
 #define MG_SVG_MAX_SIDE 64     /* blocks a side */
@@ -87,12 +91,12 @@ static size_t mg_svg_offset(const char *s, int i)
     return at;
 }
 
-/* s, escaped, in at most max characters: a longer name keeps its head and
- * its tail (where host numbers are) around an ellipsis. */
+/* s, escaped, in at most max characters: a longer name keeps its head and,
+ * longer, its tail (where host numbers are) around an ellipsis. */
 static void mg_svg_abbrev(struct mg_buf *b, const char *s, int max)
 {
     struct mg_buf cut;
-    int n = mg_svg_chars(s), head = (max - 1) / 2 + (max - 1) % 2;
+    int n = mg_svg_chars(s), head = (max - 1) * 3 / 8;
 
     if (n <= max) {
         mg_svg_text(b, s);

@@ -110,7 +110,7 @@ def main():
                    if g.find(ns + "rect") is not None and g.find(ns + "rect").get("class") == "cell"]
         labels = [t.text for g in squares for t in g.findall(ns + "text") if t.get("class") == "host"]
         tips = [g.find(ns + "title").text for g in squares]
-        abbrev = HOST[:4] + "\u2026" + HOST[-4:]
+        abbrev = HOST[:3] + "\u2026" + HOST[-5:]
         if len(squares) != 8 or labels != [abbrev] * 8 or not all(f"host {HOST};" in t for t in tips):
             fails.append(f"svg holds {len(squares)} squares, labels {labels}, tooltips {tips}")
         # An SVG that cannot be written is an error, and the grid is still printed.

@@ -128,7 +128,7 @@ def test_long_names(meshgen, tmp):
     pic = show(meshgen, None, os.path.join(tmp, "long.svg"), "--inventory", inv,
                "--mesh", "dp:2,tp:2")
     squares = cells(pic)
-    check([h for _, h in squares] == ["gpu-…all1"] * 2 + ["gpu-…all2"] * 2
+    check([h for _, h in squares] == ["gpu…hall1"] * 2 + ["gpu…hall2"] * 2
           and all(f"host {long}" in t for t, _ in squares),
           f"long names: labels and tooltips {squares}")
     check(legend(pic) == [f"{long}1", f"{long}2"], f"long names: legend {legend(pic)}")
