@@ -1,5 +1,6 @@
 /*
- * The named checks: a table of (name, phase, prerequisites, function).
+ * The named checks: a function per check of checks.def that a phase runs
+ * (the registry holds each one's name, phase and prerequisites).
  *
  * Each function reports its own errors with the location of the offending
  * YAML node and returns 1 when it passed. The checks read the spec and the
@@ -24,8 +25,8 @@ struct mg_check_run {
     const struct mg_spec *spec;
     const struct mg_inventory *inv;
     struct mg_plan *plan; /* the resolved model the checks fill in */
-    /* Per check: 1 passed, 0 failed or skipped. */
-    unsigned char *passed;
+    /* Per check, by id: an enum mg_check_state. */
+    unsigned char *state;
 };
 
 static int mg_has(struct mg_mark m)
@@ -50,7 +51,7 @@ static int mg_is_reserved(const char *s)
 
 /* Checks one name that will become part of C symbols. Returns 1 if good. */
 static int mg_check_c_name(struct mg_check_run *c, const char *what, const char *name,
-                           struct mg_mark at, const char *check)
+                           struct mg_mark at, enum mg_check_id check)
 {
     if (!mg_is_c_identifier(name)) {
         mg_error(c->diags, check, at,
@@ -120,15 +121,15 @@ static int check_name_identifier(struct mg_check_run *c)
     const struct mg_spec *s = c->spec;
     if (!s->name)
         return 0;
-    if (!mg_check_c_name(c, "mesh name", s->name, s->name_at, "name-identifier"))
+    if (!mg_check_c_name(c, "mesh name", s->name, s->name_at, MG_CHK_NAME_IDENTIFIER))
         return 0;
     if (mg_is_c_keyword(s->name)) {
-        mg_error(c->diags, "name-identifier", s->name_at, "mesh name '%s' is a C or C++ keyword",
-                 s->name);
+        mg_error(c->diags, MG_CHK_NAME_IDENTIFIER, s->name_at,
+                 "mesh name '%s' is a C or C++ keyword", s->name);
         return 0;
     }
     if (strlen(s->name) > MG_MAX_NAME) {
-        mg_error(c->diags, "name-identifier", s->name_at,
+        mg_error(c->diags, MG_CHK_NAME_IDENTIFIER, s->name_at,
                  "mesh name '%s' is %zu characters long; at most %d are allowed", s->name,
                  strlen(s->name), MG_MAX_NAME);
         return 0;
@@ -140,7 +141,8 @@ static int check_axis_count(struct mg_check_run *c)
 {
     if (c->spec->n_axes >= 1)
         return 1;
-    mg_error(c->diags, "axis-count", mg_has(c->spec->axes_at) ? c->spec->axes_at : c->spec->mesh_at,
+    mg_error(c->diags, MG_CHK_AXIS_COUNT,
+             mg_has(c->spec->axes_at) ? c->spec->axes_at : c->spec->mesh_at,
              "the mesh has no axes; give at least one name in 'axes'");
     return 0;
 }
@@ -150,7 +152,7 @@ static int check_axis_name_identifier(struct mg_check_run *c)
     int i, ok = 1;
     for (i = 0; i < c->spec->n_axes; i++)
         ok &= mg_check_c_name(c, "axis name", c->spec->axes[i].name, c->spec->axes[i].name_at,
-                              "axis-name-identifier");
+                              MG_CHK_AXIS_NAME_IDENTIFIER);
     return ok;
 }
 
@@ -159,7 +161,7 @@ static int check_axis_name_keyword(struct mg_check_run *c)
     int i, ok = 1;
     for (i = 0; i < c->spec->n_axes; i++) {
         if (mg_is_c_keyword(c->spec->axes[i].name)) {
-            mg_error(c->diags, "axis-name-keyword", c->spec->axes[i].name_at,
+            mg_error(c->diags, MG_CHK_AXIS_NAME_KEYWORD, c->spec->axes[i].name_at,
                      "axis name '%s' is a C or C++ keyword and cannot name a constant",
                      c->spec->axes[i].name);
             ok = 0;
@@ -174,7 +176,7 @@ static int check_axis_name_length(struct mg_check_run *c)
     for (i = 0; i < c->spec->n_axes; i++) {
         size_t n = strlen(c->spec->axes[i].name);
         if (n > MG_MAX_NAME) {
-            mg_error(c->diags, "axis-name-length", c->spec->axes[i].name_at,
+            mg_error(c->diags, MG_CHK_AXIS_NAME_LENGTH, c->spec->axes[i].name_at,
                      "axis name '%.40s...' is %zu characters long; at most %d are allowed",
                      c->spec->axes[i].name, n, MG_MAX_NAME);
             ok = 0;
@@ -189,7 +191,7 @@ static int check_axis_name_unique(struct mg_check_run *c)
     for (i = 1; i < c->spec->n_axes; i++) {
         for (j = 0; j < i; j++) {
             if (strcmp(c->spec->axes[i].name, c->spec->axes[j].name) == 0) {
-                mg_error_rel(c->diags, "axis-name-unique", c->spec->axes[i].name_at,
+                mg_error_rel(c->diags, MG_CHK_AXIS_NAME_UNIQUE, c->spec->axes[i].name_at,
                              c->spec->axes[j].name_at, "first defined here",
                              "axis '%s' appears twice", c->spec->axes[i].name);
                 ok = 0;
@@ -200,7 +202,7 @@ static int check_axis_name_unique(struct mg_check_run *c)
     return ok;
 }
 
-static int mg_check_length(struct mg_check_run *c, const char *check, const char *key, int n,
+static int mg_check_length(struct mg_check_run *c, enum mg_check_id check, const char *key, int n,
                            struct mg_mark at)
 {
     if (n == c->spec->n_axes)
@@ -212,20 +214,20 @@ static int mg_check_length(struct mg_check_run *c, const char *check, const char
 
 static int check_shape_length(struct mg_check_run *c)
 {
-    return mg_check_length(c, "shape-length", "shape", c->spec->shape_n,
+    return mg_check_length(c, MG_CHK_SHAPE_LENGTH, "shape", c->spec->shape_n,
                            mg_has(c->spec->shape_at) ? c->spec->shape_at : c->spec->mesh_at);
 }
 
 static int check_dcn_length(struct mg_check_run *c)
 {
     return !c->spec->has_dcn ||
-           mg_check_length(c, "dcn-length", "dcn", c->spec->dcn_n, c->spec->dcn_at);
+           mg_check_length(c, MG_CHK_DCN_LENGTH, "dcn", c->spec->dcn_n, c->spec->dcn_at);
 }
 
 static int check_types_length(struct mg_check_run *c)
 {
     return !c->spec->has_types ||
-           mg_check_length(c, "types-length", "types", c->spec->types_n, c->spec->types_at);
+           mg_check_length(c, MG_CHK_TYPES_LENGTH, "types", c->spec->types_n, c->spec->types_at);
 }
 
 static int check_shape_positive(struct mg_check_run *c)
@@ -235,7 +237,7 @@ static int check_shape_positive(struct mg_check_run *c)
         int64_t v = c->spec->axes[i].size;
         if (v == -1 || v >= 1)
             continue;
-        mg_error(c->diags, "shape-positive", c->spec->axes[i].size_at,
+        mg_error(c->diags, MG_CHK_SHAPE_POSITIVE, c->spec->axes[i].size_at,
                  "size %lld of axis '%s' is not allowed; sizes are positive, or -1 for "
                  "'the rest'",
                  (long long)v, c->spec->axes[i].name);
@@ -254,7 +256,7 @@ static int check_shape_infer(struct mg_check_run *c)
             first = i;
             continue;
         }
-        mg_error_rel(c->diags, "shape-infer", c->spec->axes[i].size_at,
+        mg_error_rel(c->diags, MG_CHK_SHAPE_INFER, c->spec->axes[i].size_at,
                      c->spec->axes[first].size_at, "the first -1 is here",
                      "more than one -1 in 'shape': only one axis size can be inferred "
                      "(axis '%s' and axis '%s')",
@@ -272,7 +274,7 @@ static int check_dcn_positive(struct mg_check_run *c)
     for (i = 0; i < c->spec->n_axes; i++) {
         if (c->spec->axes[i].dcn >= 1)
             continue;
-        mg_error(c->diags, "dcn-positive", c->spec->axes[i].dcn_at,
+        mg_error(c->diags, MG_CHK_DCN_POSITIVE, c->spec->axes[i].dcn_at,
                  "dcn %lld of axis '%s' must be at least 1", (long long)c->spec->axes[i].dcn,
                  c->spec->axes[i].name);
         ok = 0;
@@ -288,7 +290,7 @@ static int check_mpmd_axis(struct mg_check_run *c)
     c->plan->mpmd_axis = mg_axis_lookup(c->spec, c->spec->mpmd);
     if (c->plan->mpmd_axis >= 0)
         return 1;
-    mg_error(c->diags, "mpmd-axis", c->spec->mpmd_at,
+    mg_error(c->diags, MG_CHK_MPMD_AXIS, c->spec->mpmd_at,
              "'mpmd' names axis '%s', which is not in 'axes'", c->spec->mpmd);
     return 0;
 }
@@ -297,7 +299,7 @@ static int check_devices_positive(struct mg_check_run *c)
 {
     if (!c->spec->has_devices || c->spec->devices >= 1)
         return 1;
-    mg_error(c->diags, "devices-positive", c->spec->devices_at,
+    mg_error(c->diags, MG_CHK_DEVICES_POSITIVE, c->spec->devices_at,
              "'devices' is %lld; it must be at least 1", (long long)c->spec->devices);
     return 0;
 }
@@ -307,19 +309,19 @@ static int check_sharding_name(struct mg_check_run *c)
     int i, j, ok = 1;
     for (i = 0; i < c->spec->n_shardings; i++) {
         const struct mg_spec_sharding *sh = &c->spec->shardings[i];
-        if (!mg_check_c_name(c, "sharding name", sh->name, sh->at, "sharding-name")) {
+        if (!mg_check_c_name(c, "sharding name", sh->name, sh->at, MG_CHK_SHARDING_NAME)) {
             ok = 0;
             continue;
         }
         if (strlen(sh->name) > MG_MAX_NAME) {
-            mg_error(c->diags, "sharding-name", sh->at,
+            mg_error(c->diags, MG_CHK_SHARDING_NAME, sh->at,
                      "sharding name '%.40s...' is longer than %d characters", sh->name,
                      MG_MAX_NAME);
             ok = 0;
         }
         for (j = 0; j < i; j++)
             if (strcmp(sh->name, c->spec->shardings[j].name) == 0) {
-                mg_error(c->diags, "sharding-name", sh->at, "sharding '%s' appears twice",
+                mg_error(c->diags, MG_CHK_SHARDING_NAME, sh->at, "sharding '%s' appears twice",
                          sh->name);
                 ok = 0;
             }
@@ -335,7 +337,7 @@ static int check_sharding_axis(struct mg_check_run *c)
         for (d = 0; d < sh->n_dims; d++)
             for (k = 0; k < sh->dims[d].n_axes; k++)
                 if (mg_axis_lookup(c->spec, sh->dims[d].axes[k]) < 0) {
-                    mg_error(c->diags, "sharding-axis", sh->dims[d].axes_at[k],
+                    mg_error(c->diags, MG_CHK_SHARDING_AXIS, sh->dims[d].axes_at[k],
                              "sharding '%s' uses axis '%s', which is not in 'axes'", sh->name,
                              sh->dims[d].axes[k]);
                     ok = 0;
@@ -344,22 +346,35 @@ static int check_sharding_axis(struct mg_check_run *c)
     return ok;
 }
 
-/* Reports axis k of dimension d if an earlier place in the spec used it. */
+/* Whether axis k of dimension d was used earlier in the sharding; reports
+ * it at its second use only, naming how often the sharding uses it, so an
+ * axis repeated any number of times gives one error. */
 static int mg_sharding_axis_seen(struct mg_check_run *c, const struct mg_spec_sharding *sh, int d,
                                  int k)
 {
-    int d2, k2;
-    for (d2 = 0; d2 <= d; d2++)
-        for (k2 = 0; k2 < (d2 == d ? k : sh->dims[d2].n_axes); k2++)
-            if (strcmp(sh->dims[d].axes[k], sh->dims[d2].axes[k2]) == 0) {
-                mg_error_rel(c->diags, "sharding-axis-unique", sh->dims[d].axes_at[k],
-                             sh->dims[d2].axes_at[k2], "first used here",
-                             "sharding '%s' uses axis '%s' twice; an axis may shard one "
-                             "dimension once",
-                             sh->name, sh->dims[d].axes[k]);
-                return 1;
+    const char *axis = sh->dims[d].axes[k];
+    int d2, k2, before = 0, total = 0, first_d = -1, first_k = -1;
+
+    for (d2 = 0; d2 < sh->n_dims; d2++)
+        for (k2 = 0; k2 < sh->dims[d2].n_axes; k2++) {
+            if (strcmp(axis, sh->dims[d2].axes[k2]) != 0)
+                continue;
+            total++;
+            if (d2 < d || (d2 == d && k2 < k))
+                before++;
+            if (first_d < 0) {
+                first_d = d2;
+                first_k = k2;
             }
-    return 0;
+        }
+    if (before == 1) {
+        const char *times = total == 2 ? "twice" : mg_printf(c->arena, "%d times", total);
+        mg_error_rel(c->diags, MG_CHK_SHARDING_AXIS_UNIQUE, sh->dims[d].axes_at[k],
+                     sh->dims[first_d].axes_at[first_k], "first used here",
+                     "sharding '%s' uses axis '%s' %s; an axis may shard one dimension once",
+                     sh->name, axis, times);
+    }
+    return before > 0;
 }
 
 static int check_sharding_axis_unique(struct mg_check_run *c)
@@ -385,7 +400,7 @@ static int check_sharding_mpmd(struct mg_check_run *c)
         for (d = 0; d < sh->n_dims; d++)
             for (k = 0; k < sh->dims[d].n_axes; k++)
                 if (strcmp(sh->dims[d].axes[k], c->spec->mpmd) == 0) {
-                    mg_error(c->diags, "sharding-mpmd", sh->dims[d].axes_at[k],
+                    mg_error(c->diags, MG_CHK_SHARDING_MPMD, sh->dims[d].axes_at[k],
                              "sharding '%s' uses '%s', the MPMD axis; stages run different "
                              "programs, so an array cannot be split across them",
                              sh->name, c->spec->mpmd);
@@ -401,7 +416,7 @@ static int check_sharding_rank(struct mg_check_run *c)
     for (i = 0; i < c->spec->n_shardings; i++) {
         const struct mg_spec_sharding *sh = &c->spec->shardings[i];
         if (sh->has_shape && sh->n_dims > sh->shape_n) {
-            mg_error(c->diags, "sharding-rank", sh->shape_list_at,
+            mg_error(c->diags, MG_CHK_SHARDING_RANK, sh->shape_list_at,
                      "sharding '%s' has a spec of %d dimensions but its shape has only %d",
                      sh->name, sh->n_dims, sh->shape_n);
             ok = 0;
@@ -417,7 +432,7 @@ static int check_sharding_shape_positive(struct mg_check_run *c)
         const struct mg_spec_sharding *sh = &c->spec->shardings[i];
         for (d = 0; sh->has_shape && d < sh->shape_n; d++)
             if (sh->shape[d] < 1) {
-                mg_error(c->diags, "sharding-shape-positive", sh->shape_at[d],
+                mg_error(c->diags, MG_CHK_SHARDING_SHAPE_POSITIVE, sh->shape_at[d],
                          "dimension %d of sharding '%s' has size %lld; sizes are positive", d,
                          sh->name, (long long)sh->shape[d]);
                 ok = 0;
@@ -446,7 +461,7 @@ static int check_device_kind_available(struct mg_check_run *c)
 
     for (h = 0; h < inv->n_hosts; h++)
         for (k = 0; k < MG_N_KINDS; k++)
-            n[k] += inv->topologies[inv->hosts[h].topology].n[k];
+            mg_add_size(n[k], inv->topologies[inv->hosts[h].topology].n[k], &n[k]);
     c->plan->kind = c->spec->device_kind;
     if (c->plan->kind == MG_KIND_DEFAULT)
         c->plan->kind = n[MG_KIND_TPU] > 0   ? MG_KIND_TPU
@@ -454,7 +469,7 @@ static int check_device_kind_available(struct mg_check_run *c)
                                              : MG_KIND_CORE;
     mg_kind_defaults(c);
     if (n[c->plan->kind] > MG_MAX_DEVICES) {
-        mg_error(c->diags, "device-kind-available",
+        mg_error(c->diags, MG_CHK_DEVICE_KIND_AVAILABLE,
                  mg_has(c->spec->device_kind_at) ? c->spec->device_kind_at : c->spec->mesh_at,
                  "the inventory has %lld %s devices; meshgen handles at most %d",
                  (long long)n[c->plan->kind], mg_kind_name(c->plan->kind), MG_MAX_DEVICES);
@@ -463,7 +478,7 @@ static int check_device_kind_available(struct mg_check_run *c)
     c->plan->n_devices = (int)n[c->plan->kind];
     if (c->plan->n_devices > 0)
         return 1;
-    mg_error(c->diags, "device-kind-available",
+    mg_error(c->diags, MG_CHK_DEVICE_KIND_AVAILABLE,
              mg_has(c->spec->device_kind_at) ? c->spec->device_kind_at : c->spec->mesh_at,
              "the inventory '%s' has no %s devices (it has %lld gpu, %lld core, %lld numa, "
              "%lld package, %lld pu%s)",
@@ -479,7 +494,7 @@ static int check_order_torus(struct mg_check_run *c)
 {
     if (c->plan->order != MG_ORDER_TORUS || c->plan->kind == MG_KIND_TPU)
         return 1;
-    mg_error(c->diags, "order-torus", c->spec->order_at,
+    mg_error(c->diags, MG_CHK_ORDER_TORUS, c->spec->order_at,
              "'order: torus' assigns devices by their coordinates in a TPU slice, but the mesh's "
              "devices are %s devices, which have none; use locality or inventory",
              mg_kind_name(c->plan->kind));
@@ -492,7 +507,7 @@ static int check_devices_available(struct mg_check_run *c)
     if (!c->spec->has_devices)
         return 1;
     if (c->spec->devices > c->plan->n_devices) {
-        mg_error(c->diags, "devices-available", c->spec->devices_at,
+        mg_error(c->diags, MG_CHK_DEVICES_AVAILABLE, c->spec->devices_at,
                  "'devices' asks for %lld %s devices but the inventory has %lld",
                  (long long)c->spec->devices, mg_kind_name(c->plan->kind),
                  (long long)c->plan->n_devices);
@@ -588,7 +603,7 @@ static int check_granules_homogeneous(struct mg_check_run *c)
     for (g = 1; g < n; g++) {
         if (c->plan->granules[g].n_devices != c->plan->granules[0].n_devices) {
             int host = gs[g].first_host;
-            mg_error_rel(c->diags, "granules-homogeneous", inv->hosts[host].at,
+            mg_error_rel(c->diags, MG_CHK_GRANULES_HOMOGENEOUS, inv->hosts[host].at,
                          inv->hosts[gs[0].first_host].at, "the first granule is here",
                          "granule '%s' has %d %s devices but granule '%s' has %d; every "
                          "granule of a hybrid mesh must hold the same number",
@@ -617,7 +632,7 @@ static int check_devices_granules(struct mg_check_run *c)
         c->plan->per_granule = c->plan->n_mesh;
         return 1;
     }
-    mg_error(c->diags, "devices-granules", c->spec->devices_at,
+    mg_error(c->diags, MG_CHK_DEVICES_GRANULES, c->spec->devices_at,
              "'devices: %lld' is neither a whole number of granules (%lld devices each) nor "
              "part of one granule",
              (long long)c->plan->n_mesh, (long long)per);
@@ -635,7 +650,7 @@ static int check_shape_divides(struct mg_check_run *c)
             infer = i;
             continue;
         }
-        if (!mg_mul64(prod, s->axes[i].size, &prod) || prod > MG_MAX_DEVICES) {
+        if (!mg_mul_size(prod, s->axes[i].size, &prod) || prod > MG_MAX_DEVICES) {
             /* Larger than any inventory: shape-devices says so. */
             prod = INT64_MAX;
             break;
@@ -647,12 +662,12 @@ static int check_shape_divides(struct mg_check_run *c)
         return 1;
     if (prod == INT64_MAX || c->plan->n_mesh % prod != 0) {
         if (prod == INT64_MAX)
-            mg_error(c->diags, "shape-divides", s->axes[infer].size_at,
+            mg_error(c->diags, MG_CHK_SHAPE_DIVIDES, s->axes[infer].size_at,
                      "cannot infer the size of axis '%s': the other axes alone need more than "
                      "%d devices",
                      s->axes[infer].name, MG_MAX_DEVICES);
         else
-            mg_error(c->diags, "shape-divides", s->axes[infer].size_at,
+            mg_error(c->diags, MG_CHK_SHAPE_DIVIDES, s->axes[infer].size_at,
                      "cannot infer the size of axis '%s': %lld devices are not divisible by "
                      "%lld, the product of the other axes",
                      s->axes[infer].name, (long long)c->plan->n_mesh, (long long)prod);
@@ -678,7 +693,7 @@ static int check_shape_devices(struct mg_check_run *c)
     struct mg_buf b;
 
     for (i = 0; i < c->spec->n_axes; i++)
-        if (!mg_mul64(prod, c->plan->size[i], &prod)) {
+        if (!mg_mul_size(prod, c->plan->size[i], &prod)) {
             overflow = 1;
             break;
         }
@@ -687,11 +702,11 @@ static int check_shape_devices(struct mg_check_run *c)
     mg_buf_init(&b);
     mg_describe_shape(&b, c, c->plan->size);
     if (overflow)
-        mg_error(c->diags, "shape-devices", c->spec->shape_at,
+        mg_error(c->diags, MG_CHK_SHAPE_DEVICES, c->spec->shape_at,
                  "the product of shape %s overflows 64 bits; the mesh has %lld devices", b.data,
                  (long long)c->plan->n_mesh);
     else
-        mg_error(c->diags, "shape-devices", c->spec->shape_at,
+        mg_error(c->diags, MG_CHK_SHAPE_DEVICES, c->spec->shape_at,
                  "shape %s needs %lld devices but the mesh has %lld %s devices%s", b.data,
                  (long long)prod, (long long)c->plan->n_mesh, mg_kind_name(c->plan->kind),
                  c->spec->has_devices ? " ('devices')" : " (the whole inventory)");
@@ -711,16 +726,16 @@ static int check_dcn_granules(struct mg_check_run *c)
     if (!c->spec->has_dcn)
         return 1;
     for (i = 0; i < c->spec->n_axes; i++)
-        if (!mg_mul64(prod, c->spec->axes[i].dcn, &prod))
+        if (!mg_mul_size(prod, c->spec->axes[i].dcn, &prod))
             overflow = 1;
     if (!overflow && prod == c->plan->n_granules)
         return 1;
     if (overflow)
-        mg_error(c->diags, "dcn-granules", c->spec->dcn_at,
+        mg_error(c->diags, MG_CHK_DCN_GRANULES, c->spec->dcn_at,
                  "the product of 'dcn' overflows 64 bits; the mesh spans %d granules (%s)",
                  c->plan->n_granules, mg_granule_word(c));
     else
-        mg_error(c->diags, "dcn-granules", c->spec->dcn_at,
+        mg_error(c->diags, MG_CHK_DCN_GRANULES, c->spec->dcn_at,
                  "the product of 'dcn' is %lld but the mesh spans %d granule%s (%s): %s by a "
                  "factor of %lld",
                  (long long)prod, c->plan->n_granules, c->plan->n_granules == 1 ? "" : "s",
@@ -738,7 +753,7 @@ static int check_dcn_divides(struct mg_check_run *c)
     for (i = 0; i < c->spec->n_axes; i++) {
         c->plan->dcn[i] = c->spec->axes[i].dcn;
         if (c->plan->size[i] % c->plan->dcn[i] != 0) {
-            mg_error(c->diags, "dcn-divides", c->spec->axes[i].dcn_at,
+            mg_error(c->diags, MG_CHK_DCN_DIVIDES, c->spec->axes[i].dcn_at,
                      "axis '%s' has size %lld, which dcn %lld does not divide",
                      c->spec->axes[i].name, (long long)c->plan->size[i],
                      (long long)c->plan->dcn[i]);
@@ -758,19 +773,19 @@ static int check_ici_devices(struct mg_check_run *c)
     if (!c->spec->has_dcn)
         return 1;
     for (i = 0; i < c->spec->n_axes; i++)
-        if (!mg_mul64(prod, c->plan->ici[i], &prod))
+        if (!mg_mul_size(prod, c->plan->ici[i], &prod))
             overflow = 1;
     if (!overflow && prod == c->plan->per_granule)
         return 1;
     mg_buf_init(&b);
     mg_describe_shape(&b, c, c->plan->ici);
     if (overflow)
-        mg_error(c->diags, "ici-devices", c->spec->dcn_at,
+        mg_error(c->diags, MG_CHK_ICI_DEVICES, c->spec->dcn_at,
                  "the ICI part shape / dcn = %s overflows 64 bits; each granule has %lld "
                  "devices",
                  b.data, (long long)c->plan->per_granule);
     else
-        mg_error(c->diags, "ici-devices", c->spec->dcn_at,
+        mg_error(c->diags, MG_CHK_ICI_DEVICES, c->spec->dcn_at,
                  "the ICI part shape / dcn = %s needs %lld devices per granule but each "
                  "granule has %lld",
                  b.data, (long long)prod, (long long)c->plan->per_granule);
@@ -799,23 +814,24 @@ static int check_dcn_infer(struct mg_check_run *c)
                 host = 1;
             }
         }
+        int64_t whole;
         c->plan->ici[i] = host;
         c->plan->dcn[i] = c->plan->size[i] / host;
-        if (c->plan->ici[i] * c->plan->dcn[i] != c->plan->size[i])
+        if (!mg_mul_size(c->plan->ici[i], c->plan->dcn[i], &whole) || whole != c->plan->size[i])
             prod = -1;
         else if (prod >= 0)
-            mg_mul64(prod, host, &prod);
+            mg_mul_size(prod, host, &prod);
     }
     if (prod == c->plan->per_granule) {
         int64_t dprod = 1;
         for (i = 0; i < c->spec->n_axes; i++)
-            dprod *= c->plan->dcn[i];
+            mg_mul_size(dprod, c->plan->dcn[i], &dprod);
         if (dprod == c->plan->n_granules)
             return 1;
     }
     mg_buf_init(&b);
     mg_describe_shape(&b, c, c->plan->ici);
-    mg_error(c->diags, "dcn-infer", c->spec->shape_at,
+    mg_error(c->diags, MG_CHK_DCN_INFER, c->spec->shape_at,
              "cannot split the shape over %d granules of %lld devices: the inferred per-granule "
              "shape %s holds %lld devices; give 'dcn' explicitly",
              c->plan->n_granules, (long long)c->plan->per_granule, b.data, (long long)prod);
@@ -831,11 +847,14 @@ static int check_sharding_divides(struct mg_check_run *c)
         if (!sh->has_shape)
             continue;
         for (d = 0; d < sh->n_dims && d < sh->shape_n; d++) {
+            /* Distinct axes (sharding-axis-unique ran first) multiply to at
+             * most the device count; the product saturates all the same. */
             int64_t shards = 1;
             for (k = 0; k < sh->dims[d].n_axes; k++)
-                shards *= c->plan->size[mg_axis_lookup(c->spec, sh->dims[d].axes[k])];
+                mg_mul_size(shards, c->plan->size[mg_axis_lookup(c->spec, sh->dims[d].axes[k])],
+                            &shards);
             if (sh->shape[d] % shards != 0) {
-                mg_error(c->diags, "sharding-divides", sh->shape_at[d],
+                mg_error(c->diags, MG_CHK_SHARDING_DIVIDES, sh->shape_at[d],
                          "sharding '%s': dimension %d of size %lld is not divisible by its "
                          "%lld shards",
                          sh->name, d, (long long)sh->shape[d], (long long)shards);
@@ -895,7 +914,7 @@ static const struct mg_tpu_family *mg_tpu_mesh_family(struct mg_check_run *c)
         if (c->plan->host_granule[h] >= c->plan->n_granules || !t->tpu)
             continue;
         if (f && t->tpu != f) {
-            mg_error_rel(c->diags, "tpu-assignment", inv->hosts[h].at, inv->hosts[first].at,
+            mg_error_rel(c->diags, MG_CHK_TPU_ASSIGNMENT, inv->hosts[h].at, inv->hosts[first].at,
                          "the first slice is here",
                          "the mesh spans a %s slice and a %s slice; JAX builds a mesh over "
                          "devices of one kind",
@@ -942,7 +961,7 @@ static int check_tpu_assignment(struct mg_check_run *c)
     r = mg_alloc(c->arena, sizeof *r);
     r->perm = mg_alloc_array(c->arena, (size_t)p->n_mesh, sizeof(int32_t));
     if (p->n_granules > 1 && q.contiguous_submeshes) {
-        mg_error(c->diags, "tpu-assignment", c->spec->contiguous_at,
+        mg_error(c->diags, MG_CHK_TPU_ASSIGNMENT, c->spec->contiguous_at,
                  "'contiguous_submeshes' is an option of create_device_mesh over one slice; the "
                  "mesh spans %d granules, which create_hybrid_device_mesh assigns without it",
                  p->n_granules);
@@ -951,7 +970,7 @@ static int check_tpu_assignment(struct mg_check_run *c)
     rc = p->n_granules == 1 ? mg_tpu_create_device_mesh(&q, r)
                             : mg_tpu_create_hybrid_device_mesh(&q, r);
     if (rc != 0) {
-        mg_error(c->diags, "tpu-assignment",
+        mg_error(c->diags, MG_CHK_TPU_ASSIGNMENT,
                  q.contiguous_submeshes ? c->spec->contiguous_at : c->spec->shape_at,
                  "order: torus: %s", r->reason);
         return 0;
@@ -981,7 +1000,7 @@ static int check_mpmd_process(struct mg_check_run *c)
                 first_stage = stage;
                 first_dev = dev;
             } else if (stage != first_stage) {
-                mg_error(c->diags, "mpmd-process", c->spec->mpmd_at,
+                mg_error(c->diags, MG_CHK_MPMD_PROCESS, c->spec->mpmd_at,
                          "process %d on host '%s' holds devices in two MPMD stages: device %d "
                          "in stage %d and device %d in stage %d; each process must run one "
                          "stage (make '%s' an outer, DCN axis, or use 'processes: device')",
@@ -997,80 +1016,58 @@ static int check_mpmd_process(struct mg_check_run *c)
 
 /* ---- the table ------------------------------------------------------------------------ */
 
-struct mg_check {
-    const char *name;
-    enum mg_phase phase;
-    int (*fn)(struct mg_check_run *);
-    const char *prereq[4];
+typedef int (*mg_check_fn)(struct mg_check_run *);
+
+/* The function of each check a phase runs, by id: designated, so the
+ * order cannot drift from checks.def, which holds everything else (phase,
+ * prerequisites). Checks of MG_PHASE_LOAD have none: the readers report
+ * them. */
+static const mg_check_fn mg_check_fns[MG_CHK__COUNT] = {
+    [MG_CHK_NAME_IDENTIFIER] = check_name_identifier,
+    [MG_CHK_AXIS_COUNT] = check_axis_count,
+    [MG_CHK_AXIS_NAME_IDENTIFIER] = check_axis_name_identifier,
+    [MG_CHK_AXIS_NAME_KEYWORD] = check_axis_name_keyword,
+    [MG_CHK_AXIS_NAME_LENGTH] = check_axis_name_length,
+    [MG_CHK_AXIS_NAME_UNIQUE] = check_axis_name_unique,
+    [MG_CHK_SHAPE_LENGTH] = check_shape_length,
+    [MG_CHK_DCN_LENGTH] = check_dcn_length,
+    [MG_CHK_TYPES_LENGTH] = check_types_length,
+    [MG_CHK_SHAPE_POSITIVE] = check_shape_positive,
+    [MG_CHK_SHAPE_INFER] = check_shape_infer,
+    [MG_CHK_DCN_POSITIVE] = check_dcn_positive,
+    [MG_CHK_MPMD_AXIS] = check_mpmd_axis,
+    [MG_CHK_DEVICES_POSITIVE] = check_devices_positive,
+    [MG_CHK_SHARDING_NAME] = check_sharding_name,
+    [MG_CHK_SHARDING_AXIS] = check_sharding_axis,
+    [MG_CHK_SHARDING_AXIS_UNIQUE] = check_sharding_axis_unique,
+    [MG_CHK_SHARDING_MPMD] = check_sharding_mpmd,
+    [MG_CHK_SHARDING_RANK] = check_sharding_rank,
+    [MG_CHK_SHARDING_SHAPE_POSITIVE] = check_sharding_shape_positive,
+
+    [MG_CHK_DEVICE_KIND_AVAILABLE] = check_device_kind_available,
+    [MG_CHK_ORDER_TORUS] = check_order_torus,
+    [MG_CHK_DEVICES_AVAILABLE] = check_devices_available,
+    [MG_CHK_GRANULES_HOMOGENEOUS] = check_granules_homogeneous,
+    [MG_CHK_DEVICES_GRANULES] = check_devices_granules,
+    [MG_CHK_SHAPE_DIVIDES] = check_shape_divides,
+    [MG_CHK_SHAPE_DEVICES] = check_shape_devices,
+    [MG_CHK_DCN_GRANULES] = check_dcn_granules,
+    [MG_CHK_DCN_DIVIDES] = check_dcn_divides,
+    [MG_CHK_ICI_DEVICES] = check_ici_devices,
+    [MG_CHK_DCN_INFER] = check_dcn_infer,
+    [MG_CHK_SHARDING_DIVIDES] = check_sharding_divides,
+    [MG_CHK_TPU_ASSIGNMENT] = check_tpu_assignment,
+
+    [MG_CHK_MPMD_PROCESS] = check_mpmd_process,
 };
 
-static const struct mg_check mg_check_table[] = {
-    {"name-identifier", MG_PHASE_SPEC, check_name_identifier, {0}},
-    {"axis-count", MG_PHASE_SPEC, check_axis_count, {0}},
-    {"axis-name-identifier", MG_PHASE_SPEC, check_axis_name_identifier, {0}},
-    {"axis-name-keyword", MG_PHASE_SPEC, check_axis_name_keyword, {"axis-name-identifier"}},
-    {"axis-name-length", MG_PHASE_SPEC, check_axis_name_length, {"axis-name-identifier"}},
-    {"axis-name-unique", MG_PHASE_SPEC, check_axis_name_unique, {0}},
-    {"shape-length", MG_PHASE_SPEC, check_shape_length, {"axis-count"}},
-    {"dcn-length", MG_PHASE_SPEC, check_dcn_length, {"axis-count"}},
-    {"types-length", MG_PHASE_SPEC, check_types_length, {"axis-count"}},
-    {"shape-positive", MG_PHASE_SPEC, check_shape_positive, {"shape-length"}},
-    {"shape-infer", MG_PHASE_SPEC, check_shape_infer, {"shape-length"}},
-    {"dcn-positive", MG_PHASE_SPEC, check_dcn_positive, {"dcn-length"}},
-    {"mpmd-axis", MG_PHASE_SPEC, check_mpmd_axis, {0}},
-    {"devices-positive", MG_PHASE_SPEC, check_devices_positive, {0}},
-    {"sharding-name", MG_PHASE_SPEC, check_sharding_name, {0}},
-    {"sharding-axis", MG_PHASE_SPEC, check_sharding_axis, {0}},
-    {"sharding-axis-unique", MG_PHASE_SPEC, check_sharding_axis_unique, {0}},
-    {"sharding-mpmd", MG_PHASE_SPEC, check_sharding_mpmd, {"mpmd-axis"}},
-    {"sharding-rank", MG_PHASE_SPEC, check_sharding_rank, {0}},
-    {"sharding-shape-positive", MG_PHASE_SPEC, check_sharding_shape_positive, {0}},
-
-    {"device-kind-available", MG_PHASE_INVENTORY, check_device_kind_available, {0}},
-    {"order-torus", MG_PHASE_INVENTORY, check_order_torus, {"device-kind-available"}},
-    {"devices-available",
-     MG_PHASE_INVENTORY,
-     check_devices_available,
-     {"device-kind-available", "devices-positive"}},
-    {"granules-homogeneous",
-     MG_PHASE_INVENTORY,
-     check_granules_homogeneous,
-     {"device-kind-available"}},
-    {"devices-granules",
-     MG_PHASE_INVENTORY,
-     check_devices_granules,
-     {"devices-available", "granules-homogeneous"}},
-    {"shape-divides",
-     MG_PHASE_INVENTORY,
-     check_shape_divides,
-     {"shape-positive", "shape-infer", "devices-granules"}},
-    {"shape-devices", MG_PHASE_INVENTORY, check_shape_devices, {"shape-divides"}},
-    {"dcn-granules", MG_PHASE_INVENTORY, check_dcn_granules, {"shape-divides", "dcn-positive"}},
-    {"dcn-divides", MG_PHASE_INVENTORY, check_dcn_divides, {"shape-divides", "dcn-positive"}},
-    {"ici-devices", MG_PHASE_INVENTORY, check_ici_devices, {"dcn-divides", "dcn-granules"}},
-    {"dcn-infer", MG_PHASE_INVENTORY, check_dcn_infer, {"shape-devices"}},
-    {"sharding-divides",
-     MG_PHASE_INVENTORY,
-     check_sharding_divides,
-     {"shape-divides", "sharding-axis", "sharding-shape-positive"}},
-    {"tpu-assignment",
-     MG_PHASE_INVENTORY,
-     check_tpu_assignment,
-     {"order-torus", "shape-devices", "ici-devices", "dcn-infer"}},
-
-    {"mpmd-process", MG_PHASE_PLAN, check_mpmd_process, {"mpmd-axis"}},
+/* What a run knows of each check. */
+enum mg_check_state {
+    MG_CHECK_NOT_RUN, /* zero: not yet */
+    MG_CHECK_RUNNING, /* its prerequisites are being resolved */
+    MG_CHECK_PASSED,
+    MG_CHECK_FAILED /* failed, or skipped for a prerequisite */
 };
-
-#define MG_N_CHECKS ((int)(sizeof mg_check_table / sizeof mg_check_table[0]))
-
-static int mg_check_find(const char *name)
-{
-    int i;
-    for (i = 0; i < MG_N_CHECKS; i++)
-        if (strcmp(mg_check_table[i].name, name) == 0)
-            return i;
-    return -1;
-}
 
 struct mg_check_run *mg_checks_new(struct mg_arena *a, struct mg_diags *d,
                                    const struct mg_spec *spec, const struct mg_inventory *inv,
@@ -1083,25 +1080,39 @@ struct mg_check_run *mg_checks_new(struct mg_arena *a, struct mg_diags *d,
     c->spec = spec;
     c->inv = inv;
     c->plan = plan;
-    c->passed = mg_alloc(a, MG_N_CHECKS);
+    c->state = mg_alloc(a, MG_CHK__COUNT);
     return c;
+}
+
+/* Runs check id of the phase now running after its prerequisites, which
+ * it runs first if they belong to this phase and have not run yet, so the
+ * order of checks.def does not matter. A prerequisite of an earlier phase
+ * that did not pass, of a later phase, of the readers (which no run
+ * records) or on a cycle skips the check; the registry test rules those
+ * out. Returns 1 if the check passed. */
+static int mg_check_resolve(struct mg_check_run *c, enum mg_check_id id, enum mg_phase phase)
+{
+    const struct mg_check_info *info = mg_check_info(id);
+    int k, ready = 1;
+
+    if (c->state[id] != MG_CHECK_NOT_RUN)
+        return c->state[id] == MG_CHECK_PASSED;
+    if (info->phase != phase || !mg_check_fns[id])
+        return 0;
+    c->state[id] = MG_CHECK_RUNNING;
+    for (k = 0; k < info->n_prereqs; k++)
+        if (!mg_check_resolve(c, info->prereqs[k], phase))
+            ready = 0;
+    c->state[id] = ready && mg_check_fns[id](c) ? MG_CHECK_PASSED : MG_CHECK_FAILED;
+    return c->state[id] == MG_CHECK_PASSED;
 }
 
 int mg_checks_run(struct mg_check_run *c, enum mg_phase phase)
 {
-    int before = c->diags->n_errors, i, k;
+    int before = c->diags->n_errors, i;
 
-    for (i = 0; i < MG_N_CHECKS; i++) {
-        const struct mg_check *chk = &mg_check_table[i];
-        int ready = 1;
-        if (chk->phase != phase)
-            continue;
-        for (k = 0; k < 4 && chk->prereq[k]; k++) {
-            int p = mg_check_find(chk->prereq[k]);
-            if (p < 0 || !c->passed[p])
-                ready = 0;
-        }
-        c->passed[i] = (unsigned char)(ready && chk->fn(c));
-    }
+    for (i = 0; i < MG_CHK__COUNT; i++)
+        if (mg_check_info((enum mg_check_id)i)->phase == phase)
+            mg_check_resolve(c, (enum mg_check_id)i, phase);
     return c->diags->n_errors - before;
 }

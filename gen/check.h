@@ -1,7 +1,8 @@
 /*
  * The named checks (check.c), run a phase at a time by compile.c.
  *
- * Checks are data: each has a stable name, a phase and the checks it
+ * Checks are data: each is declared once in checks.def (the registry,
+ * enum mg_check_id in gen.h) with a stable name, a phase and the checks it
  * depends on. A check whose prerequisite failed is skipped, so one mistake
  * gives one error rather than a cascade. The spec- and inventory-phase
  * checks write what they resolve into the model they are given; the
@@ -11,12 +12,6 @@
 #define MG_CHECK_H
 
 #include <meshgen/gen.h>
-
-enum mg_phase {
-    MG_PHASE_SPEC,      /* the spec alone */
-    MG_PHASE_INVENTORY, /* the spec against the inventory */
-    MG_PHASE_PLAN       /* the spec against the assignment */
-};
 
 /* One run of the checks over a spec, an inventory and the model they fill
  * in; it remembers which checks passed, for the prerequisites of later

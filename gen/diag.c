@@ -4,10 +4,69 @@
  * MG_MAX_ERRORS; the rest are counted. Messages are made one line whatever
  * they quote, and values quoted in them are escaped (mg_show). Printing is
  * emit_diag.c's: nothing here knows an output format.
+ *
+ * It also holds the check registry, checks.def expanded into one table
+ * indexed by enum mg_check_id: a diagnostic's name and severity come from
+ * there, and so do the prerequisites check.c follows.
  */
 #include "diag.h"
 
 #include <string.h>
+
+/* ---- the registry ------------------------------------------------------------ */
+
+#define MG_UNPAREN(...) __VA_ARGS__
+/* The number of entries of a parenthesized, possibly empty list. The
+ * leading 0 keeps the initializer non-empty, which ISO C requires. */
+#define MG_COUNT(list) ((int)(sizeof((int[]){0, MG_UNPAREN list}) / sizeof(int)) - 1)
+
+/* A prerequisite list is a static array; its first slot is a placeholder
+ * for the same reason, and the entry points past it. */
+#define MG_CHECK(id, name, phase, severity, doc, prereqs)                                          \
+    [id] = {name,                                                                                  \
+            phase,                                                                                 \
+            severity,                                                                              \
+            doc,                                                                                   \
+            MG_COUNT(prereqs),                                                                     \
+            (const enum mg_check_id[]){MG_CHK__COUNT, MG_UNPAREN prereqs} + 1},
+static const struct mg_check_info mg_checks[MG_CHK__COUNT] = {
+#include "checks.def"
+};
+#undef MG_CHECK
+
+#define MG_CHECK(id, name, phase, severity, doc, prereqs)                                          \
+    _Static_assert(MG_COUNT(prereqs) <= MG_CHECK_MAX_PREREQS, name ": too many prerequisites");
+#include "checks.def"
+#undef MG_CHECK
+
+int mg_check_count(void)
+{
+    return MG_CHK__COUNT;
+}
+
+const struct mg_check_info *mg_check_info(enum mg_check_id id)
+{
+    if ((int)id < 0 || id >= MG_CHK__COUNT)
+        return NULL;
+    return &mg_checks[id];
+}
+
+const char *mg_check_name(enum mg_check_id id)
+{
+    const struct mg_check_info *c = mg_check_info(id);
+    return c ? c->name : "?";
+}
+
+int mg_check_find(const char *name)
+{
+    int i;
+    for (i = 0; i < MG_CHK__COUNT; i++)
+        if (strcmp(mg_checks[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- collecting ------------------------------------------------------------- */
 
 void mg_diags_init(struct mg_diags *d, struct mg_arena *a)
 {
@@ -44,14 +103,17 @@ static const char *mg_one_line(struct mg_arena *a, const char *msg)
     return out;
 }
 
-static void mg_diag_vadd(struct mg_diags *d, enum mg_severity sev, const char *check,
-                         struct mg_mark at, const struct mg_mark *rel, const char *rel_msg,
-                         const char *fmt, va_list ap) MG_PRINTF(7, 0);
-static void mg_diag_vadd(struct mg_diags *d, enum mg_severity sev, const char *check,
-                         struct mg_mark at, const struct mg_mark *rel, const char *rel_msg,
-                         const char *fmt, va_list ap)
+static void mg_diag_vadd(struct mg_diags *d, enum mg_check_id check, struct mg_mark at,
+                         const struct mg_mark *rel, const char *rel_msg, const char *fmt,
+                         va_list ap) MG_PRINTF(6, 0);
+static void mg_diag_vadd(struct mg_diags *d, enum mg_check_id check, struct mg_mark at,
+                         const struct mg_mark *rel, const char *rel_msg, const char *fmt,
+                         va_list ap)
 {
     struct mg_diag *g;
+    /* The severity is the registry's, whichever of mg_error and mg_warning
+     * the call site used, so the two cannot disagree in the output. */
+    enum mg_severity sev = mg_check_info(check) ? mg_checks[check].severity : MG_SEV_ERROR;
 
     if (sev == MG_SEV_ERROR)
         d->n_errors++;
@@ -70,7 +132,8 @@ static void mg_diag_vadd(struct mg_diags *d, enum mg_severity sev, const char *c
     g = &d->items[d->n++];
     memset(g, 0, sizeof *g);
     g->severity = sev;
-    g->check = check;
+    g->id = check;
+    g->check = mg_check_name(check);
     g->at = at;
     if (rel) {
         g->related = *rel;
@@ -79,28 +142,28 @@ static void mg_diag_vadd(struct mg_diags *d, enum mg_severity sev, const char *c
     g->message = mg_one_line(d->arena, mg_vprintf(d->arena, fmt, ap));
 }
 
-void mg_error(struct mg_diags *d, const char *check, struct mg_mark at, const char *fmt, ...)
+void mg_error(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    mg_diag_vadd(d, MG_SEV_ERROR, check, at, NULL, NULL, fmt, ap);
+    mg_diag_vadd(d, check, at, NULL, NULL, fmt, ap);
     va_end(ap);
 }
 
-void mg_error_rel(struct mg_diags *d, const char *check, struct mg_mark at, struct mg_mark rel,
+void mg_error_rel(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, struct mg_mark rel,
                   const char *rel_msg, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    mg_diag_vadd(d, MG_SEV_ERROR, check, at, &rel, rel_msg, fmt, ap);
+    mg_diag_vadd(d, check, at, &rel, rel_msg, fmt, ap);
     va_end(ap);
 }
 
-void mg_warning(struct mg_diags *d, const char *check, struct mg_mark at, const char *fmt, ...)
+void mg_warning(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    mg_diag_vadd(d, MG_SEV_WARNING, check, at, NULL, NULL, fmt, ap);
+    mg_diag_vadd(d, check, at, NULL, NULL, fmt, ap);
     va_end(ap);
 }
 

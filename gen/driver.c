@@ -178,7 +178,7 @@ static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, struct mg_rep
     int ok = mg_load(r, o, rep, file, groups);
     if (r->is_inventory) {
         struct mg_mark at = {file, 0, 0};
-        mg_error(&r->diags, "not-a-mesh", at,
+        mg_error(&r->diags, MG_CHK_NOT_A_MESH, at,
                  "this is an inventory file, not a mesh spec; name it in a spec's 'inventory:' "
                  "or pass it with --inventory");
         return 0;
@@ -325,7 +325,7 @@ static int mg_print_outputs(const struct mg_opts *o, struct mg_report *rep, cons
     r.spec = mg_read_spec(&r, file);
     if (r.is_inventory) {
         struct mg_mark at = {file, 0, 0};
-        mg_error(&r.diags, "not-a-mesh", at, "this is an inventory file, not a mesh spec");
+        mg_error(&r.diags, MG_CHK_NOT_A_MESH, at, "this is an inventory file, not a mesh spec");
     }
     if (!r.spec || r.diags.n_errors)
         return mg_finish(&r, 0);
@@ -333,7 +333,7 @@ static int mg_print_outputs(const struct mg_opts *o, struct mg_report *rep, cons
         r.spec->name = o->name;
     /* The name becomes file names: nothing but an identifier may. */
     if (!mg_is_c_identifier(r.spec->name)) {
-        mg_error(&r.diags, "name-identifier",
+        mg_error(&r.diags, MG_CHK_NAME_IDENTIFIER,
                  o->name ? (struct mg_mark){"--name", 0, 0} : r.spec->name_at,
                  "mesh name '%s' is not a C identifier (letters, digits and '_', not starting "
                  "with a digit)",

@@ -77,7 +77,7 @@ static void mg_hl_error(struct mg_hl *h, const char *p, const char *fmt, ...)
     va_start(ap, fmt);
     msg = mg_vprintf(h->a, fmt, ap);
     va_end(ap);
-    mg_error(h->d, "hostlist", m, "hostlist %s: %s", mg_show(h->a, h->text), msg);
+    mg_error(h->d, MG_CHK_HOSTLIST, m, "hostlist %s: %s", mg_show(h->a, h->text), msg);
 }
 
 /* What sits at p, for "found ...": the character (all its UTF-8 bytes), or

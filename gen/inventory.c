@@ -13,8 +13,8 @@
  * calls this one), of libyaml (it reads struct mg_node) or of mesh specs.
  */
 #include "io.h"
+#include "mesh_math.h"
 #include "node.h"
-#include "sha256.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -124,13 +124,13 @@ static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
     int is_self = 0;
 
     if (topo && synth) {
-        mg_error(c->d, "inventory-topology",
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY,
                  mg_mark_after(topo->mark, synth->mark) ? topo->mark : synth->mark,
                  "%s: found both 'topology' and 'synthetic', expected exactly one of them", where);
         return -1;
     }
     if (!n) {
-        mg_error(c->d, "inventory-topology", group->mark,
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, group->mark,
                  "%s: found neither 'topology' nor 'synthetic', expected exactly one of them (an "
                  "hwloc XML file or a synthetic description)",
                  where);
@@ -140,7 +140,7 @@ static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
     if (!mg_get_string(c->d, n, where, -1, &value))
         return -1;
     if (value[0] == '\0') {
-        mg_error(c->d, "inventory-topology", n->mark, "%s: found an empty string, expected %s",
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, n->mark, "%s: found an empty string, expected %s",
                  where, topo ? "the path of an hwloc XML file" : "a synthetic description");
         return -1;
     }
@@ -164,7 +164,7 @@ static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
     slot->index = -1;
     /* hwloc would fail on it too, but with a message about XML syntax. */
     if (is_self) {
-        mg_error(c->d, "inventory-load", n->mark,
+        mg_error(c->d, MG_CHK_INVENTORY_LOAD, n->mark,
                  "%s: the inventory names itself as a topology (%s), expected an hwloc XML file",
                  where, mg_show_path(c->a, value));
         return -1;
@@ -193,7 +193,7 @@ static const struct mg_tpu_family *mg_tpu_shape(struct mg_inv_ctx *c, const stru
     const char *name;
 
     if (v[MG_GK_SYNTHETIC]) {
-        mg_error(c->d, "inventory-topology", v[MG_GK_SYNTHETIC]->mark,
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, v[MG_GK_SYNTHETIC]->mark,
                  "%s: found both 'tpu' and 'synthetic', expected 'tpu' with 'topology' (the "
                  "slice's chips per dimension, such as 2x2x4)",
                  where);
@@ -203,11 +203,11 @@ static const struct mg_tpu_family *mg_tpu_shape(struct mg_inv_ctx *c, const stru
         return NULL;
     f = mg_tpu_family_find(name, reason, sizeof reason);
     if (!f) {
-        mg_error(c->d, "tpu-family", v[MG_GK_TPU]->mark, "%s.tpu: %s", where, reason);
+        mg_error(c->d, MG_CHK_TPU_FAMILY, v[MG_GK_TPU]->mark, "%s.tpu: %s", where, reason);
         return NULL;
     }
     if (!v[MG_GK_TOPOLOGY]) {
-        mg_error(c->d, "inventory-topology", group->mark,
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, group->mark,
                  "%s: found 'tpu' without 'topology', expected the slice's chips per dimension "
                  "(a %s has %s, ...)",
                  where, f->name, f->shapes[0]);
@@ -216,7 +216,8 @@ static const struct mg_tpu_family *mg_tpu_shape(struct mg_inv_ctx *c, const stru
     if (!mg_get_string(c->d, v[MG_GK_TOPOLOGY], mg_printf(c->a, "%s.topology", where), -1, text))
         return NULL;
     if (mg_tpu_parse_topology(f, *text, dims, reason, sizeof reason) != 0) {
-        mg_error(c->d, "tpu-topology", v[MG_GK_TOPOLOGY]->mark, "%s.topology: %s", where, reason);
+        mg_error(c->d, MG_CHK_TPU_TOPOLOGY, v[MG_GK_TOPOLOGY]->mark, "%s.topology: %s", where,
+                 reason);
         return NULL;
     }
     return f;
@@ -282,19 +283,19 @@ static int mg_group_tpu(struct mg_inv_ctx *c, struct mg_group *g, const struct m
     if (!f || g->n_names == 0)
         return -1;
     if (mg_tpu_slice_layout(f, dims, g->n_names, 0, &l, reason, sizeof reason) != 0) {
-        mg_error(c->d, "tpu-hosts", g->at, "%s.names: found %d host%s: %s", where, g->n_names,
+        mg_error(c->d, MG_CHK_TPU_HOSTS, g->at, "%s.names: found %d host%s: %s", where, g->n_names,
                  g->n_names == 1 ? "" : "s", reason);
         return -1;
     }
     n = dims[0] * dims[1] * dims[2] * f->devices_per_chip;
     /* Each worker has its own devices (their coordinates differ), so the
      * inventory's cost grows with them: held to the ceiling of a mesh. */
-    c->tpu_devices += n;
+    mg_add_size(c->tpu_devices, n, &c->tpu_devices);
     if (c->tpu_devices > MG_MAX_DEVICES) {
         /* Once: the groups after it are past the ceiling too. */
         if (c->tpu_devices - n > MG_MAX_DEVICES)
             return -1;
-        mg_error(c->d, "inventory-host-count", g->at,
+        mg_error(c->d, MG_CHK_INVENTORY_HOST_COUNT, g->at,
                  "%s.names: found %lld TPU devices up to here, expected at most %d in one "
                  "inventory",
                  where, (long long)c->tpu_devices, MG_MAX_DEVICES);
@@ -328,7 +329,7 @@ static void mg_check_tpu_slices(struct mg_inv_ctx *c, const struct mg_group *gro
             if (!groups[i].slice || !groups[j].slice || !(groups[i].tpu || groups[j].tpu) ||
                 strcmp(groups[i].slice, groups[j].slice) != 0)
                 continue;
-            mg_error_rel(c->d, "tpu-slice", groups[i].slice_at, groups[j].slice_at,
+            mg_error_rel(c->d, MG_CHK_TPU_SLICE, groups[i].slice_at, groups[j].slice_at,
                          "first named here",
                          "%s.slice: found the slice %s of hosts[%zu] again, expected each TPU "
                          "slice to be one host group of its own",
@@ -441,13 +442,13 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
         more = dups[g] > 1 ? mg_printf(c->a, " (and %d more)", dups[g] - 1) : "";
         first_group = host_group[dup_first[g]];
         if ((size_t)first_group == g)
-            mg_error(c->d, "inventory-host-duplicate", groups[g].at,
+            mg_error(c->d, MG_CHK_INVENTORY_HOST_DUPLICATE, groups[g].at,
                      "%s.names: found the host %s%s twice in this hostlist, expected each host "
                      "once",
                      where, name, more);
         else
-            mg_error_rel(c->d, "inventory-host-duplicate", groups[g].at, groups[first_group].at,
-                         "first defined here",
+            mg_error_rel(c->d, MG_CHK_INVENTORY_HOST_DUPLICATE, groups[g].at,
+                         groups[first_group].at, "first defined here",
                          "%s.names: found the host %s%s, already named by hosts[%d], expected "
                          "each host once",
                          where, name, more, first_group);
@@ -471,7 +472,7 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
         return;
     }
     if (hosts->n == 0) {
-        mg_error(c->d, "inventory-empty", hosts->mark,
+        mg_error(c->d, MG_CHK_INVENTORY_EMPTY, hosts->mark,
                  "hosts: found an empty sequence, expected at least one group of hosts");
         return;
     }
@@ -487,9 +488,9 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
     groups = mg_alloc_array(c->a, hosts->n, sizeof *groups);
     for (i = 0; i < hosts->n; i++) {
         mg_read_group(c, &groups[i], hosts->items[i], i);
-        total += groups[i].n_names;
+        mg_add_size(total, groups[i].n_names, &total);
         if (total > MG_MAX_HOSTS) {
-            mg_error(c->d, "inventory-host-count", groups[i].at,
+            mg_error(c->d, MG_CHK_INVENTORY_HOST_COUNT, groups[i].at,
                      "hosts[%zu].names: found %" PRId64 " hosts up to here, expected at most %d "
                      "in one inventory",
                      i, total, MG_MAX_HOSTS);
@@ -599,7 +600,7 @@ struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, c
                                        struct mg_mark at)
 {
     if (!source || !*source) {
-        mg_error(d, "inventory-load", at, "empty inventory source");
+        mg_error(d, MG_CHK_INVENTORY_LOAD, at, "empty inventory source");
         return NULL;
     }
     if (mg_source_kind(source) == MG_SOURCE_INVENTORY)

@@ -26,21 +26,22 @@
 
 /* What each kind of input may be, and how its errors are named. */
 struct mg_input_rules {
-    size_t limit;           /* bytes */
-    const char *noun;       /* put before the quoted name in messages */
-    const char *check;      /* the file cannot be opened or read */
-    const char *check_size; /* the file is larger than the limit */
-    int text_only;          /* an empty file or a NUL byte is an error */
+    size_t limit;                /* bytes */
+    const char *noun;            /* put before the quoted name in messages */
+    enum mg_check_id check;      /* the file cannot be opened or read */
+    enum mg_check_id check_size; /* the file is larger than the limit */
+    int text_only;               /* an empty file or a NUL byte is an error */
 };
 
 static const struct mg_input_rules mg_inputs[] = {
     /* A spec or inventory is a few kilobytes; the limit keeps a wrong path
      * (a disk image) cheap. The YAML loader judges empty files and NULs. */
-    [MG_INPUT_YAML] = {(size_t)16 << 20, "", "io", "input-too-large", 0},
+    [MG_INPUT_YAML] = {(size_t)16 << 20, "", MG_CHK_IO, MG_CHK_INPUT_TOO_LARGE, 0},
     /* A real hwloc export is well under 1 MiB. hwloc's own parser stops at
      * a NUL and libxml2 does not, so a NUL is refused to keep both reading
      * the same bytes. */
-    [MG_INPUT_XML] = {(size_t)64 << 20, "inventory ", "inventory-load", "inventory-load", 1},
+    [MG_INPUT_XML] = {(size_t)64 << 20, "inventory ", MG_CHK_INVENTORY_LOAD, MG_CHK_INVENTORY_LOAD,
+                      1},
 };
 
 /* The file as messages name it: quoted as the user wrote it, control bytes

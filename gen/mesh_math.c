@@ -58,12 +58,22 @@ int mg_group_of(const int64_t *shape, int n_axes, int axis, int flat, int *rank)
     return group;
 }
 
-int mg_mul64(int64_t a, int64_t b, int64_t *out)
+int mg_mul_size(int64_t a, int64_t b, int64_t *out)
 {
-    if (a < 0 || b < 0)
+    if (a < 0 || b < 0 || (a != 0 && b > INT64_MAX / a)) {
+        *out = INT64_MAX;
         return 0;
-    if (a != 0 && b > INT64_MAX / a)
-        return 0;
+    }
     *out = a * b;
+    return 1;
+}
+
+int mg_add_size(int64_t a, int64_t b, int64_t *out)
+{
+    if (a < 0 || b < 0 || b > INT64_MAX - a) {
+        *out = INT64_MAX;
+        return 0;
+    }
+    *out = a + b;
     return 1;
 }

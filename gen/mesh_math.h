@@ -4,6 +4,11 @@
  * hybrid split, MPMD stages and per-axis groups are decoded in one place
  * (docs/reference.md, "Semantics"). Pure functions of shapes and of the
  * resolved model: no allocation, no inventory, no output.
+ *
+ * Sizes from input are multiplied and summed through mg_mul_size and
+ * mg_add_size only, which never overflow. The int index arithmetic below
+ * runs on a resolved model, whose checks have bounded every product of
+ * sizes by MG_MAX_DEVICES.
  */
 #ifndef MG_MESH_MATH_H
 #define MG_MESH_MATH_H
@@ -31,7 +36,13 @@ int mg_stage_of(const struct mg_plan *p, int flat);
  * `axis`), as DeviceMesh.get_group and MPI_Cart_sub number them. */
 int mg_group_of(const int64_t *shape, int n_axes, int axis, int flat, int *rank);
 
-/* Checked 64-bit multiply of non-negative numbers: 0 on overflow. */
-int mg_mul64(int64_t a, int64_t b, int64_t *out);
+/* The one overflow-checked arithmetic over sizes (device, host, granule and
+ * shard counts, axis sizes and their products), used wherever sizes are
+ * multiplied or summed. Sizes are non-negative: *out = a * b (a + b) and 1,
+ * or, when an operand is negative or the result passes INT64_MAX, *out =
+ * INT64_MAX and 0. The result saturates, so a chain of them stays past any
+ * limit once it overflowed, and a caller may test the limit alone. */
+int mg_mul_size(int64_t a, int64_t b, int64_t *out);
+int mg_add_size(int64_t a, int64_t b, int64_t *out);
 
 #endif /* MG_MESH_MATH_H */

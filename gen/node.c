@@ -160,7 +160,7 @@ static const char *mg_hint(const struct mg_node *n, enum mg_stype want)
 void mg_mismatch(struct mg_diags *d, const struct mg_node *n, const char *path, long idx,
                  const char *expected, const char *hint)
 {
-    mg_error(d, "type-mismatch", n->mark, "%s: found %s, expected %s%s",
+    mg_error(d, MG_CHK_TYPE_MISMATCH, n->mark, "%s: found %s, expected %s%s",
              mg_where(d->arena, path, idx), mg_describe(d->arena, n), expected, hint);
 }
 
@@ -189,7 +189,7 @@ int mg_get_int(struct mg_diags *d, const struct mg_node *n, const char *path, lo
     if (!mg_want(d, n, MG_ST_INT, path, idx, "an integer"))
         return 0;
     if (!mg_parse_int64(n->value, out)) {
-        mg_error(d, "int-range", n->mark,
+        mg_error(d, MG_CHK_INT_RANGE, n->mark,
                  "%s: found %s, expected an integer from %" PRId64 " to %" PRId64,
                  mg_where(d->arena, path, idx), mg_show(d->arena, n->value), INT64_MIN, INT64_MAX);
         return 0;
@@ -236,7 +236,7 @@ int mg_get_enum(struct mg_diags *d, const struct mg_node *n, const char *path, l
     }
     mg_buf_init(&b);
     mg_word_list(&b, words, ", ");
-    mg_error(d, "enum-value", n->mark, "%s: found %s, expected one of: %s",
+    mg_error(d, MG_CHK_ENUM_VALUE, n->mark, "%s: found %s, expected one of: %s",
              mg_where(d->arena, path, idx), mg_show(d->arena, v), b.data);
     mg_buf_free(&b);
     return 0;
@@ -283,7 +283,7 @@ const unsigned char *mg_unique_keys(struct mg_diags *d, const struct mg_node *ma
         const struct mg_node *k = map->keys[i];
         keep[i] = first[i] == i;
         if (!keep[i])
-            mg_error_rel(d, "key-duplicate", k->mark, map->keys[first[i]]->mark,
+            mg_error_rel(d, MG_CHK_KEY_DUPLICATE, k->mark, map->keys[first[i]]->mark,
                          "first defined here",
                          "%s: found the key %s a second time, expected each key once", where,
                          mg_show(d->arena, k->value));
@@ -319,12 +319,13 @@ void mg_read_map(struct mg_diags *d, const struct mg_node *map, const char *wher
         if (j < n_keys)
             vals[j] = map->items[i];
         else
-            mg_error(d, "key-unknown", k->mark, "%s: found the unknown key %s, expected one of: %s",
-                     where, mg_show(d->arena, k->value), mg_join_keys(d->arena, keys, n_keys));
+            mg_error(d, MG_CHK_KEY_UNKNOWN, k->mark,
+                     "%s: found the unknown key %s, expected one of: %s", where,
+                     mg_show(d->arena, k->value), mg_join_keys(d->arena, keys, n_keys));
     }
     for (j = 0; j < n_keys; j++)
         if (keys[j].required && !vals[j])
-            mg_error(d, "key-required", map->mark,
+            mg_error(d, MG_CHK_KEY_REQUIRED, map->mark,
                      "%s: found no key '%s', expected it (it is required)", where, keys[j].name);
 }
 
@@ -341,7 +342,7 @@ int mg_other_version(struct mg_diags *d, const struct mg_node *root, const char 
             continue;
         if (ver->kind == MG_NODE_SCALAR && mg_scalar_type(ver) == MG_ST_INT &&
             mg_parse_int64(ver->value, version) && *version != 1) {
-            mg_error(d, "format-version", ver->mark,
+            mg_error(d, MG_CHK_FORMAT_VERSION, ver->mark,
                      "%s: found format version %s, expected 1 (the only version this meshgen "
                      "reads)",
                      key, mg_show(d->arena, ver->value));

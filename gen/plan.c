@@ -15,7 +15,6 @@
 #include "plan.h"
 #include "locality.h"
 #include "mesh_math.h"
-#include "sha256.h"
 
 #include <string.h>
 
@@ -207,7 +206,7 @@ static void mg_plan_shardings(struct mg_arena *a, struct mg_plan *p, const struc
                 for (k = 0; k < sh->dims[d].n_axes; k++) {
                     int ax = mg_axis_of(p, sh->dims[d].axes[k]);
                     ps->axes[d][ps->n_axes[d]++] = ax;
-                    ps->shards[d] *= p->size[ax];
+                    mg_mul_size(ps->shards[d], p->size[ax], &ps->shards[d]);
                 }
             }
             if (sh->has_shape) {

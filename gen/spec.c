@@ -48,7 +48,7 @@ static int mg_axis_list(struct mg_spec_ctx *c, const struct mg_node *n, const ch
         return 0;
     }
     if (n->n > MG_MAX_AXES)
-        mg_error(c->d, "axes-count", n->items[MG_MAX_AXES]->mark,
+        mg_error(c->d, MG_CHK_AXES_COUNT, n->items[MG_MAX_AXES]->mark,
                  "%s: found %zu entries, expected at most %d (one per axis, at most %d axes)", path,
                  n->n, MG_MAX_AXES, MG_MAX_AXES);
     return n->n > INT_MAX ? INT_MAX : (int)n->n;
@@ -245,7 +245,7 @@ static void mg_read_dim(struct mg_spec_ctx *c, struct mg_spec_dim *dim, const st
     }
     path = mg_where(c->a, path, idx);
     if (n->n > MG_MAX_AXES)
-        mg_error(c->d, "dims-count", n->items[MG_MAX_AXES]->mark,
+        mg_error(c->d, MG_CHK_DIMS_COUNT, n->items[MG_MAX_AXES]->mark,
                  "%s: found %zu axes for one dimension, expected at most %d", path, n->n,
                  MG_MAX_AXES);
     for (k = 0; k < n->n; k++) {
@@ -269,7 +269,7 @@ static void mg_read_sharding_spec(struct mg_spec_ctx *c, struct mg_spec_sharding
         return;
     }
     if (n->n > MG_MAX_DIMS)
-        mg_error(c->d, "dims-count", n->items[MG_MAX_DIMS]->mark,
+        mg_error(c->d, MG_CHK_DIMS_COUNT, n->items[MG_MAX_DIMS]->mark,
                  "%s: found %zu dimensions, expected at most %d", path, n->n, MG_MAX_DIMS);
     for (j = 0; j < n->n; j++) {
         /* Entries past the ceiling are still checked, into a scratch dim. */
@@ -294,7 +294,7 @@ static void mg_read_sharding_shape(struct mg_spec_ctx *c, struct mg_spec_shardin
     }
     sh->has_shape = 1;
     if (n->n > MG_MAX_DIMS)
-        mg_error(c->d, "dims-count", n->items[MG_MAX_DIMS]->mark,
+        mg_error(c->d, MG_CHK_DIMS_COUNT, n->items[MG_MAX_DIMS]->mark,
                  "%s: found %zu dimensions, expected at most %d", path, n->n, MG_MAX_DIMS);
     for (j = 0; j < n->n; j++) {
         int64_t v = 0;
@@ -355,7 +355,7 @@ static void mg_read_shardings(struct mg_spec_ctx *c, const struct mg_node *map)
         if (!keep[i])
             continue;
         if (s->n_shardings == MG_MAX_SHARDINGS) {
-            mg_error(c->d, "shardings-count", map->keys[i]->mark,
+            mg_error(c->d, MG_CHK_SHARDINGS_COUNT, map->keys[i]->mark,
                      "shardings: found %zu shardings, expected at most %d", count,
                      MG_MAX_SHARDINGS);
             break;
@@ -516,7 +516,7 @@ static void mg_string_item(struct mg_arena *a, struct mg_diags *d, struct mg_spe
         size = mg_trim(mesh, colon + 1, it->text + it->len);
         ax->size_at.col = size.col;
         if (axis.len == 0)
-            mg_error(d, "mesh-string", m, "found %s with no axis name, expected 'name:size'",
+            mg_error(d, MG_CHK_MESH_STRING, m, "found %s with no axis name, expected 'name:size'",
                      shown);
         else
             ax->name = mg_strndup(a, axis.text, axis.len);
@@ -524,11 +524,12 @@ static void mg_string_item(struct mg_arena *a, struct mg_diags *d, struct mg_spe
     m.col = size.col;
     text = mg_strndup(a, size.text, size.len);
     if (size.len == 0)
-        mg_error(d, "mesh-string", m, "found %s with no size, expected 'name:size'", shown);
+        mg_error(d, MG_CHK_MESH_STRING, m, "found %s with no size, expected 'name:size'", shown);
     else if (!mg_is_int_text(text))
-        mg_error(d, "mesh-string", m, "found the size %s, expected an integer", mg_show(a, text));
+        mg_error(d, MG_CHK_MESH_STRING, m, "found the size %s, expected an integer",
+                 mg_show(a, text));
     else if (!mg_parse_int64(text, &ax->size))
-        mg_error(d, "int-range", m,
+        mg_error(d, MG_CHK_INT_RANGE, m,
                  "found the size %s, expected an integer from %" PRId64 " to %" PRId64,
                  mg_show(a, text), INT64_MIN, INT64_MAX);
 }
@@ -549,14 +550,14 @@ static int mg_string_items(struct mg_arena *a, struct mg_diags *d, struct mg_spe
         const char *shown = mg_show(a, mg_strndup(a, it->text, it->len));
 
         if (it->len == 0) {
-            mg_error(d, "mesh-string", m,
+            mg_error(d, MG_CHK_MESH_STRING, m,
                      "found an empty item, expected 'name:size' or 'size' (e.g. \"dp:2,tp:4\")");
             continue;
         }
         if (named < 0) {
             named = colon != NULL;
         } else if (named != (colon != NULL)) {
-            mg_error(d, "mesh-string", m,
+            mg_error(d, MG_CHK_MESH_STRING, m,
                      "found %s after %s items, expected all items named (\"dp:2,tp:4\") or all "
                      "positional (\"2,4\")",
                      shown, named ? "named" : "positional");
@@ -576,12 +577,12 @@ static void mg_string_names(struct mg_arena *a, struct mg_diags *d, struct mg_sp
     size_t n_names = mg_split(axis_names, names, MG_MAX_AXES), i;
 
     if (n_names != n)
-        mg_error(d, "mesh-string", at,
+        mg_error(d, MG_CHK_MESH_STRING, at,
                  "found %zu sizes and %zu axis names (%s), expected one name per size", n, n_names,
                  mg_show(a, axis_names));
     for (i = 0; i < stored && i < n_names; i++) {
         if (names[i].len == 0)
-            mg_error(d, "mesh-string", s->axes[i].size_at,
+            mg_error(d, MG_CHK_MESH_STRING, s->axes[i].size_at,
                      "found an empty axis name at position %zu of %s, expected a name", i + 1,
                      mg_show(a, axis_names));
         else
@@ -608,18 +609,18 @@ struct mg_spec *mg_spec_from_string(struct mg_arena *a, struct mg_diags *d, cons
     n = mg_split(mesh, items, MG_MAX_AXES);
     stored = n < MG_MAX_AXES ? n : MG_MAX_AXES;
     if (n > MG_MAX_AXES)
-        mg_error(d, "axes-count", at, "found %zu axes in %s, expected at most %d", n,
+        mg_error(d, MG_CHK_AXES_COUNT, at, "found %zu axes in %s, expected at most %d", n,
                  mg_show(a, mesh), MG_MAX_AXES);
     named = mg_string_items(a, d, s, mesh, items, stored);
     if (named == 0 && !axis_names)
-        mg_error(d, "mesh-string", at,
+        mg_error(d, MG_CHK_MESH_STRING, at,
                  "found positional sizes %s without axis names, expected \"name:size\" items or "
                  "axis names given with them",
                  mg_show(a, mesh));
     else if (named == 0)
         mg_string_names(a, d, s, axis_names, n, stored);
     if (named == 1 && axis_names)
-        mg_error(d, "mesh-string", at,
+        mg_error(d, MG_CHK_MESH_STRING, at,
                  "found axis names %s as well as named items, expected the names in one "
                  "place only",
                  mg_show(a, axis_names));

@@ -16,7 +16,7 @@
  * never the reverse), mesh specs, plans or emitted C.
  */
 #include "io.h"
-#include "sha256.h"
+#include "mesh_math.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -28,10 +28,6 @@
 /* Private to meshgen and not on any include path: reached by its place in the
  * tree, so every build of these sources (the fuzz targets too) finds it. */
 #include "../runtime/hwloc_devices.h"
-
-#define MG_CHECK_LOAD "inventory-load"
-#define MG_CHECK_CLOSENESS "inventory-closeness"
-#define MG_CHECK_EXPORT "inventory-export"
 
 /* hwloc builds a synthetic topology in time quadratic in its PUs (16384
  * PUs take seconds, 65536 a minute), and does whatever it is told. */
@@ -238,7 +234,7 @@ static int *mg_closeness_alloc(struct mg_arena *a, struct mg_diags *d, struct mg
     if (n == 0)
         return NULL;
     if (n > MG_CLOSENESS_MAX) {
-        mg_warning(d, MG_CHECK_CLOSENESS, at,
+        mg_warning(d, MG_CHK_INVENTORY_CLOSENESS, at,
                    "inventory '%s' has %d %s devices, more than %d: no closeness matrix, so the "
                    "locality order treats them all as equally close",
                    label, n, mg_kind_name(kind), MG_CLOSENESS_MAX);
@@ -371,10 +367,10 @@ static void mg_extract(struct mg_arena *a, struct mg_diags *d, struct mg_mark at
 /* The product of the arities in a synthetic description ("pack:2 core:4
  * pu:2" -> 16; attributes in parentheses skipped), which bounds the PUs it
  * asks for; or -1 when it exceeds MG_SYNTHETIC_MAX_LEAVES. */
-static long mg_synthetic_leaves(const char *desc)
+static int64_t mg_synthetic_leaves(const char *desc)
 {
     const char *p = desc;
-    long product = 1;
+    int64_t product = 1;
     int paren = 0;
 
     while (*p) {
@@ -384,11 +380,11 @@ static long mg_synthetic_leaves(const char *desc)
         } else if (*p == ')') {
             paren -= paren > 0;
         } else if (!paren && starts && *p >= '0' && *p <= '9') {
-            long v = 0;
+            int64_t v = 0;
             for (; *p >= '0' && *p <= '9'; p++)
                 if (v <= MG_SYNTHETIC_MAX_LEAVES)
                     v = v * 10 + (*p - '0');
-            if (v > MG_SYNTHETIC_MAX_LEAVES || (product *= v) > MG_SYNTHETIC_MAX_LEAVES)
+            if (!mg_mul_size(product, v, &product) || product > MG_SYNTHETIC_MAX_LEAVES)
                 return -1;
             continue;
         }
@@ -413,7 +409,7 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
     case MG_SOURCE_LIVE: break;
     case MG_SOURCE_SYNTHETIC:
         if (mg_synthetic_leaves(desc) < 0) {
-            mg_error(d, MG_CHECK_LOAD, at,
+            mg_error(d, MG_CHK_INVENTORY_LOAD, at,
                      "synthetic topology '%s' asks for more than %d objects at its lowest level",
                      desc, MG_SYNTHETIC_MAX_LEAVES);
             return 0;
@@ -444,11 +440,11 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
         return 1;
     switch (kind) {
     case MG_SOURCE_LIVE:
-        mg_error(d, MG_CHECK_LOAD, at, "hwloc cannot discover this machine's topology: %s",
+        mg_error(d, MG_CHK_INVENTORY_LOAD, at, "hwloc cannot discover this machine's topology: %s",
                  strerror(errno));
         break;
     case MG_SOURCE_SYNTHETIC:
-        mg_error(d, MG_CHECK_LOAD, at,
+        mg_error(d, MG_CHK_INVENTORY_LOAD, at,
                  "invalid synthetic topology description '%s' (hwloc's syntax: levels from the "
                  "top, the last one 'pu', e.g. 'pack:2 core:4 pu:2')",
                  desc);
@@ -459,7 +455,7 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
          * writes format 2 with --export-xml-flags v2 (its flag
          * HWLOC_TOPOLOGY_EXPORT_XML_FLAG_V2), as docs/reference.md §2 says. */
         if (xml_major >= 3) {
-            mg_error(d, MG_CHECK_LOAD, at,
+            mg_error(d, MG_CHK_INVENTORY_LOAD, at,
                      "hwloc cannot load '%s': it is in XML format %d (hwloc 3.x) and meshgen "
                      "reads format 2 (hwloc 2.x); export it again with hwloc 3's "
                      "'lstopo --export-xml-flags v2 FILE.xml', or with hwloc 2.x's lstopo",
@@ -468,7 +464,7 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
         }
         /* hwloc says no more than that (its parser is silent unless
          * HWLOC_XML_VERBOSE is set), so list the usual reasons. */
-        mg_error(d, MG_CHECK_LOAD, at,
+        mg_error(d, MG_CHK_INVENTORY_LOAD, at,
                  "hwloc cannot load '%s': not a topology XML this hwloc can read (broken, "
                  "truncated or not XML)",
                  label);
@@ -513,7 +509,7 @@ int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source,
     hwloc_topology_t topo;
 
     if (hwloc_topology_init(&topo) < 0) {
-        mg_error(d, MG_CHECK_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
+        mg_error(d, MG_CHK_INVENTORY_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
         return -1;
     }
     if (!mg_hwloc_load(d, at, topo, kind, source, label)) {
@@ -569,14 +565,14 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
     int n = 0;
 
     if (kind == MG_SOURCE_INVENTORY) {
-        mg_error(d, MG_CHECK_EXPORT, at,
+        mg_error(d, MG_CHK_INVENTORY_EXPORT, at,
                  "cannot export '%s': an inventory YAML describes many hosts; export one "
                  "host's topology (its XML file, or 'live' on that host)",
                  source);
         return -1;
     }
     if (hwloc_topology_init(&topo) < 0) {
-        mg_error(d, MG_CHECK_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
+        mg_error(d, MG_CHK_INVENTORY_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
         return -1;
     }
     if (!mg_hwloc_load(d, at, topo, kind, source, source)) {
@@ -590,7 +586,7 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
         hwloc_obj_add_info(root, "HostName", mg_host_name(a, topo, kind, source));
     mg_drop_process_infos(root);
     if (hwloc_topology_export_xmlbuffer(topo, &buf, &n, 0) < 0 || n < 1) {
-        mg_error(d, MG_CHECK_EXPORT, at, "hwloc cannot export '%s' as XML: %s", source,
+        mg_error(d, MG_CHK_INVENTORY_EXPORT, at, "hwloc cannot export '%s' as XML: %s", source,
                  strerror(errno));
         hwloc_topology_destroy(topo);
         return -1;

@@ -123,24 +123,24 @@ static void mg_yaml_syntax_error(struct mg_yloader *l, const yaml_parser_t *p)
 
     switch (p->error) {
     case YAML_MEMORY_ERROR:
-        mg_error(l->diags, "yaml-syntax", mg_yaml_offset_mark(l, 0),
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, mg_yaml_offset_mark(l, 0),
                  "libyaml ran out of memory while reading the file");
         break;
     case YAML_READER_ERROR:
         if (p->problem_value >= 0)
-            mg_error(l->diags, "yaml-syntax", mg_yaml_offset_mark(l, p->problem_offset),
+            mg_error(l->diags, MG_CHK_YAML_SYNTAX, mg_yaml_offset_mark(l, p->problem_offset),
                      "%s (#x%02X); expected UTF-8 text without control characters", problem,
                      (unsigned)p->problem_value);
         else
-            mg_error(l->diags, "yaml-syntax", mg_yaml_offset_mark(l, p->problem_offset),
+            mg_error(l->diags, MG_CHK_YAML_SYNTAX, mg_yaml_offset_mark(l, p->problem_offset),
                      "%s; expected UTF-8 text without control characters", problem);
         break;
     default:
         if (p->context)
-            mg_error_rel(l->diags, "yaml-syntax", mg_yaml_mark(l, p->problem_mark),
+            mg_error_rel(l->diags, MG_CHK_YAML_SYNTAX, mg_yaml_mark(l, p->problem_mark),
                          mg_yaml_mark(l, p->context_mark), p->context, "%s", problem);
         else
-            mg_error(l->diags, "yaml-syntax", mg_yaml_mark(l, p->problem_mark), "%s", problem);
+            mg_error(l->diags, MG_CHK_YAML_SYNTAX, mg_yaml_mark(l, p->problem_mark), "%s", problem);
         break;
     }
     l->failed = 1;
@@ -206,7 +206,7 @@ static const struct mg_yanchor *mg_yaml_anchor_get(const struct mg_yloader *l, c
 static int mg_yaml_count_node(struct mg_yloader *l, struct mg_mark at)
 {
     if (++l->n_nodes > MG_YAML_MAX_EXPANDED) {
-        mg_error(l->diags, "yaml-limits", at,
+        mg_error(l->diags, MG_CHK_YAML_LIMITS, at,
                  "the document has more than %u nodes; expected a document of reasonable size",
                  MG_YAML_MAX_EXPANDED);
         l->failed = 1;
@@ -240,14 +240,14 @@ static int mg_yaml_add(struct mg_yloader *l, struct mg_node *node, uint64_t size
      * and the public header promises them. Parsing goes on to find further errors. */
     if (f->node->kind == MG_NODE_MAP && (l->n_slots - f->first) % 2 == 0 &&
         node->kind != MG_NODE_SCALAR) {
-        mg_error(l->diags, "yaml-syntax", node->mark,
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, node->mark,
                  "found a %s as a mapping key; expected a scalar key",
                  node->kind == MG_NODE_SEQ ? "sequence" : "mapping");
         l->failed = 1;
     }
     f->size += size;
     if (f->size > MG_YAML_MAX_EXPANDED) {
-        mg_error(l->diags, "yaml-limits", f->node->mark,
+        mg_error(l->diags, MG_CHK_YAML_LIMITS, f->node->mark,
                  "this node expands to more than %u nodes (through aliases); expected a "
                  "document of reasonable size",
                  MG_YAML_MAX_EXPANDED);
@@ -277,7 +277,7 @@ static int mg_yaml_scalar(struct mg_yloader *l, const yaml_event_t *ev)
     /* A "\0" escape in a double-quoted scalar yields a NUL byte, which would
      * silently cut every C string made from it. */
     if (memchr(text, '\0', len)) {
-        mg_error(l->diags, "yaml-syntax", at,
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
                  "found a NUL character in a scalar; expected text without NUL");
         l->failed = 1;
     }
@@ -299,7 +299,7 @@ static int mg_yaml_alias(struct mg_yloader *l, const yaml_event_t *ev)
         return 0;
     if (an)
         return mg_yaml_add(l, an->node, an->size);
-    mg_error(l->diags, "yaml-syntax", at,
+    mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
              "found an alias to the unknown anchor '%s'; expected an anchor defined earlier "
              "and outside the aliasing node",
              name);
@@ -320,7 +320,7 @@ static int mg_yaml_start(struct mg_yloader *l, const yaml_event_t *ev)
     struct mg_yframe *f;
 
     if (l->depth == MG_YAML_MAX_DEPTH) {
-        mg_error(l->diags, "yaml-limits", at,
+        mg_error(l->diags, MG_CHK_YAML_LIMITS, at,
                  "found nesting deeper than %d levels; expected a shallower document",
                  MG_YAML_MAX_DEPTH);
         l->failed = 1;
@@ -371,7 +371,7 @@ static int mg_yaml_event(struct mg_yloader *l, const yaml_event_t *ev)
     switch (ev->type) {
     case YAML_DOCUMENT_START_EVENT:
         if (l->n_documents++ > 0) {
-            mg_error(l->diags, "yaml-syntax", mg_yaml_mark(l, ev->start_mark),
+            mg_error(l->diags, MG_CHK_YAML_SYNTAX, mg_yaml_mark(l, ev->start_mark),
                      "found a second document; expected a single document");
             l->failed = 1;
             return 0;
@@ -411,7 +411,7 @@ struct mg_node *mg_yaml_parse(struct mg_arena *a, struct mg_diags *d, const char
     l.len = buf ? len : 0;
 
     if (!yaml_parser_initialize(&parser)) {
-        mg_error(d, "yaml-syntax", mg_yaml_offset_mark(&l, 0),
+        mg_error(d, MG_CHK_YAML_SYNTAX, mg_yaml_offset_mark(&l, 0),
                  "libyaml could not be initialised (out of memory)");
         return NULL;
     }
@@ -422,7 +422,7 @@ struct mg_node *mg_yaml_parse(struct mg_arena *a, struct mg_diags *d, const char
             break;
         }
         if (++n_events > MG_YAML_MAX_EVENTS) {
-            mg_error(d, "yaml-limits", mg_yaml_mark(&l, ev.start_mark),
+            mg_error(d, MG_CHK_YAML_LIMITS, mg_yaml_mark(&l, ev.start_mark),
                      "the document has more than %u YAML events; expected a document of "
                      "reasonable size",
                      MG_YAML_MAX_EVENTS);
@@ -441,7 +441,7 @@ struct mg_node *mg_yaml_parse(struct mg_arena *a, struct mg_diags *d, const char
         return NULL;
     if (!l.root || mg_yaml_is_empty(l.root)) {
         struct mg_mark whole = {l.file, 0, 0};
-        mg_error(d, "yaml-syntax", whole, "the file is empty; expected a YAML document");
+        mg_error(d, MG_CHK_YAML_SYNTAX, whole, "the file is empty; expected a YAML document");
         return NULL;
     }
     return l.root;

@@ -3,7 +3,9 @@
  * MESH_HEADER) and the runtime. It checks the invariants that hold for any
  * mesh — the tables pass meshgen_mesh_check, every device appears exactly
  * once, coordinates round-trip — and prints what the runtime answers as
- * JSON, for compare.py to hold against `meshgen resolve`.
+ * JSON, for compare.py to hold against `meshgen resolve` and, where the
+ * case has one, against the reference results of docs/reference.md
+ * (tests/e2e/expect/).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +49,12 @@ int main(void)
         if (!seen[d] && meshgen_coords_of(m, d, coords) != MESHGEN_ERR_NOT_IN_MESH)
             FAIL("device %d is not in the mesh but coords_of accepts it", d);
 
+    printf("{\"axes\": [");
+    for (a = 0; a < m->n_axes; a++)
+        printf("%s{\"name\": \"%s\", \"size\": %d, \"ici\": %d, \"dcn\": %d}", a ? ", " : "",
+               m->axes[a].name, (int)m->axes[a].size, (int)m->axes[a].ici, (int)m->axes[a].dcn);
     /* TPU devices have a place in their slice; the others have none. */
-    printf("{\"tpu\": [");
+    printf("],\n \"tpu\": [");
     for (d = 0; d < m->n_inventory_devices; d++) {
         int xyz[3] = {-1, -1, -1}, core = -1;
         err = meshgen_device_coords(m, d, xyz, &core);

@@ -2,15 +2,70 @@
 """Holds what the runtime answers over generated tables (the checker's
 JSON) against `meshgen resolve` on the same spec and inventory: the mesh
 order, every device's coordinates (mixed radix of its position) and, on
-TPU meshes, its chip's coordinates and core, every
-process's devices and stage, and every stage's devices."""
+TPU meshes, its chip's coordinates and core, every process's devices and
+stage, and every stage's devices.
+
+Both sides come from the same plan, so a wrong plan would pass that
+comparison. An optional sixth argument names a JSON file of expectations
+worked out by hand from docs/reference.md's rules and reference results
+(tests/e2e/expect/), which the runtime's answers must also meet; see
+check_expected() for its keys."""
 import json
+import os
 import subprocess
 import sys
 
 
+def flatten(x):
+    """A mesh as the docs write it, nested by axis, as a flat list."""
+    return [v for item in x for v in flatten(item)] if isinstance(x, list) else [x]
+
+
+def check_expected(path, got, resolved):
+    """The runtime's answers (and resolve's ici/dcn) against the
+    expectations: "mesh" (nested as the docs write it, flattened here),
+    "ici" and "dcn" (per axis), "coords" ({device: coordinates}), "stages"
+    (each stage's devices), "groups" ({axis: the groups' members, by group
+    number}), "shards" ({sharding: {device: {"start", "size"}}}) and
+    "replicas" ({sharding: replica id of device 0, 1, ...})."""
+    want = json.load(open(path))
+    fails = []
+    names = [a["name"] for a in got["axes"]]
+
+    def expect(what, have, should):
+        if have != should:
+            fails.append(f"{os.path.basename(path)}: {what} is {have}, the reference says "
+                         f"{should}")
+
+    if "mesh" in want:
+        expect("the mesh", got["mesh"], flatten(want["mesh"]))
+    for key in ("ici", "dcn"):
+        if key in want:
+            expect(key, [a[key] for a in got["axes"]], want[key])
+            expect(f"resolve's {key}", [a[key] for a in resolved["axes"]], want[key])
+    for dev, coords in want.get("coords", {}).items():
+        expect(f"the coordinates of device {dev}", got["coords"].get(dev), coords)
+    if "stages" in want:
+        expect("the stages", got["stages"], want["stages"])
+    for axis, groups in want.get("groups", {}).items():
+        by_number = {}
+        for e in got["groups"][names.index(axis)]:
+            by_number[e["group"]] = e["members"]
+        expect(f"the {axis} groups", [by_number[g] for g in sorted(by_number)], groups)
+    for sname, devices in want.get("shards", {}).items():
+        held = {str(e["device"]): {"start": e["start"], "size": e["size"]}
+                for e in got["shards"][sname]["devices"]}
+        for dev, slc in devices.items():
+            expect(f"{sname}'s slice of device {dev}", held.get(dev), slc)
+    for sname, replicas in want.get("replicas", {}).items():
+        rep = {e["device"]: e["replica"] for e in got["shards"][sname]["devices"]}
+        expect(f"{sname}'s replica ids", [rep.get(d) for d in range(len(replicas))], replicas)
+    return fails
+
+
 def main():
     meshgen, checker, spec, inventory = sys.argv[1:5]
+    expected = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] else None
     cmd = [meshgen, "resolve", spec] + (["--inventory", inventory] if inventory else [])
     resolved = json.loads(subprocess.run(cmd, check=True, capture_output=True).stdout)
     got = json.loads(subprocess.run([checker], check=True, capture_output=True).stdout)
@@ -107,11 +162,14 @@ def main():
             if sorted(reps) != list(range(replicas)):
                 fails.append(f"{sname}: slice {start} has replica ids {sorted(reps)}, "
                              f"expected 0..{replicas - 1}")
+    if expected:
+        fails += check_expected(expected, got, resolved)
     if fails:
         print("\n".join("FAIL: " + f for f in fails[:20]))
         sys.exit(1)
     print(f"e2e: ok ({len(resolved['mesh'])} devices, {len(rp)} processes, "
-          f"{len(got['shards'])} shardings tile their arrays)")
+          f"{len(got['shards'])} shardings tile their arrays"
+          f"{', as the reference says' if expected else ''})")
 
 
 if __name__ == "__main__":

@@ -7,13 +7,20 @@ resolve.json. The test generates into a temporary directory and compares
 bytes; with MESHGEN_UPDATE_GOLDEN=1 it rewrites expected/ instead.
 
 It also checks what golden files alone cannot:
+- the placement: an optional `mesh.json` beside spec.yaml holds the mesh
+  (flat index -> device id) worked out by hand from docs/reference.md's
+  rules, never written by the update mode; resolve's "mesh" must equal it
+  and, as such a golden exists to pin a placement, must not be the
+  identity;
 - reproducibility: a second run from another working directory, with the
   spec given as an absolute path, another time zone, locale and umask,
   gives the same bytes;
 - the generated C compiles with -std=c11 -Wall -Wextra -Wpedantic -Werror
-  under every compiler given with --cc.
+  under every compiler given with --cc; a compiler that was not found
+  (empty, or CMake's *-NOTFOUND) fails the test rather than skipping it.
 """
 import argparse
+import json
 import os
 import shlex
 import subprocess
@@ -31,6 +38,20 @@ def run(cmd, cwd, env=None):
 def generate(meshgen, gdir, spec_arg, extra, out, cwd, env=None):
     run([meshgen, "generate", spec_arg, "-o", out] + extra, cwd, env)
     return {f: open(os.path.join(out, f), "rb").read() for f in sorted(os.listdir(out))}
+
+
+def check_mesh(gdir, resolve_json):
+    """resolve's mesh against mesh.json, the placement worked out by hand."""
+    path = os.path.join(gdir, "mesh.json")
+    if not os.path.exists(path):
+        return
+    want = json.load(open(path))
+    got = json.loads(resolve_json)["mesh"]
+    if got != want:
+        sys.exit(f"FAIL: the mesh is {got}, mesh.json (from docs/reference.md's rules) says "
+                 f"{want}")
+    if want == sorted(want):
+        sys.exit("FAIL: mesh.json is the identity placement; such a golden pins no placement")
 
 
 def main():
@@ -63,6 +84,7 @@ def main():
                 sys.exit(f"FAIL: {f} differs when generated from another directory, time zone, "
                          "locale and umask")
 
+        check_mesh(gdir, files["resolve.json"])
         if update:
             os.makedirs(expected_dir, exist_ok=True)
             for f, data in files.items():
@@ -79,16 +101,19 @@ def main():
                     sys.exit(f"FAIL: {f} differs from the golden file "
                              f"(MESHGEN_UPDATE_GOLDEN=1 rewrites it):\n{diff[:6000]}")
 
+        if not a.cc:
+            sys.exit("FAIL: no --cc given: the generated C must be compiled")
         for cc in a.cc:
             if not cc or cc.endswith("NOTFOUND"):
-                continue
+                sys.exit(f"FAIL: a C compiler was not found ({cc!r}); install gcc and clang "
+                         "(scripts/setup-deps.sh): the compile step is part of the test")
             for f in files:
                 if f.endswith(".c"):
                     run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I",
                          a.include, "-I", t1, "-c", os.path.join(t1, f), "-o",
                          os.path.join(t1, f + "." + os.path.basename(cc) + ".o")], t1)
     print(f"golden {os.path.basename(gdir)}: ok ({len(files)} files, "
-          f"reproducible, compiled with {len([c for c in a.cc if c and not c.endswith('NOTFOUND')])} compilers)")
+          f"reproducible, compiled with {len(a.cc)} compilers)")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <meshgen/meshgen.h>
@@ -384,10 +385,110 @@ static void test_strerror_every_code(void **state)
     assert_string_equal(meshgen_strerror(INT_MAX), unknown);
 }
 
+/* The whole of a small file under the source tree, NUL-terminated. */
+static char *read_source_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text;
+    long n;
+
+    if (!f)
+        fail_msg("cannot open %s", path);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    assert_true(n > 0);
+    rewind(f);
+    text = calloc((size_t)n + 1, 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return text;
+}
+
+/* The integer after the first occurrence of `key` in text. */
+static long number_after(const char *text, const char *key, const char *file)
+{
+    const char *p = strstr(text, key);
+    if (!p)
+        fail_msg("%s has no '%s'", file, key);
+    return strtol(p + strlen(key), NULL, 10);
+}
+
+/* The version guards and ABI word of one golden's generated pair, against
+ * this runtime's: a golden from another generator, or a runtime whose
+ * constants moved without the generator, differs here. */
+static void check_generated_pair(const char *dir, const char *base)
+{
+    char path[1024];
+    char *h, *c, want[64];
+
+    snprintf(path, sizeof path, "%s/%s", dir, base);
+    h = read_source_file(path);
+    assert_int_equal(number_after(h, "#elif MESHGEN_ABI != ", path), MESHGEN_ABI);
+    assert_int_equal(number_after(h, "MESHGEN_VERSION_NUMBER < ", path),
+                     MESHGEN_MIN_RUNTIME_VERSION);
+    assert_int_equal(number_after(h, "#elif ", path), MESHGEN_VERSION_NUMBER);
+    free(h);
+    snprintf(path, sizeof path, "%s/%.*s.c", dir, (int)(strlen(base) - 2), base);
+    c = read_source_file(path);
+    assert_non_null(strstr(c, ".abi = MESHGEN_ABI,"));
+    assert_non_null(strstr(c, ".magic = MESHGEN_MAGIC,"));
+    snprintf(want, sizeof want, ".generator_version = \"%s\",", meshgen_version());
+    if (!strstr(c, want))
+        fail_msg("%s does not hold %s", path, want);
+    free(c);
+}
+
 static void test_version(void **state)
 {
+    char numbers[64];
+    DIR *goldens;
+    struct dirent *e;
+    int pairs = 0;
     (void)state;
-    assert_string_equal(meshgen_version(), MESHGEN_VERSION_STRING);
+
+    /* The runtime's version is the project's (CMakeLists.txt, project()),
+     * and its parts make up both the string and the number. */
+    assert_string_equal(meshgen_version(), MESHGEN_PROJECT_VERSION);
+    snprintf(numbers, sizeof numbers, "%d.%d.%d", MESHGEN_VERSION_MAJOR, MESHGEN_VERSION_MINOR,
+             MESHGEN_VERSION_PATCH);
+    assert_string_equal(meshgen_version(), numbers);
+    assert_int_equal(MESHGEN_VERSION_NUMBER, MESHGEN_VERSION_MAJOR * 10000 +
+                                                 MESHGEN_VERSION_MINOR * 100 +
+                                                 MESHGEN_VERSION_PATCH);
+    /* This runtime reads what the generator of its own version writes, and
+     * that generator asks for no newer runtime than this one. */
+    assert_true(MESHGEN_MIN_GENERATOR_VERSION <= MESHGEN_VERSION_NUMBER);
+    assert_true(MESHGEN_MIN_GENERATOR_VERSION > 0);
+    assert_true(MESHGEN_MIN_RUNTIME_VERSION <= MESHGEN_VERSION_NUMBER);
+    snprintf(numbers, sizeof numbers, "%d.%d.%d", MESHGEN_MIN_RUNTIME_VERSION / 10000,
+             MESHGEN_MIN_RUNTIME_VERSION / 100 % 100, MESHGEN_MIN_RUNTIME_VERSION % 100);
+    assert_string_equal(MESHGEN_MIN_RUNTIME_VERSION_STRING, numbers);
+
+    /* Every golden header and source carries this runtime's numbers. */
+    goldens = opendir(MESHGEN_SOURCE_DIR "/tests/golden");
+    assert_non_null(goldens);
+    while ((e = readdir(goldens)) != NULL) {
+        char dir[768];
+        DIR *expected;
+        struct dirent *f;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(dir, sizeof dir, "%s/tests/golden/%s/expected", MESHGEN_SOURCE_DIR, e->d_name);
+        expected = opendir(dir);
+        if (!expected)
+            continue;
+        while ((f = readdir(expected)) != NULL) {
+            size_t n = strlen(f->d_name);
+            if (n > 7 && strcmp(f->d_name + n - 7, "_mesh.h") == 0) {
+                check_generated_pair(dir, f->d_name);
+                pairs++;
+            }
+        }
+        closedir(expected);
+    }
+    closedir(goldens);
+    assert_true(pairs >= 5);
 }
 
 /* ---- meshgen_mesh_check --------------------------------------------------------------- */

@@ -96,9 +96,52 @@ struct mg_mark {
 
 enum mg_severity { MG_SEV_ERROR, MG_SEV_WARNING, MG_SEV_NOTE };
 
-struct mg_diag {
+/* The stage that reports a check: the readers, or one of the phases the
+ * compile stage runs (check.c). */
+enum mg_phase {
+    MG_PHASE_LOAD,      /* reading: files, YAML, keys and types, inventories */
+    MG_PHASE_SPEC,      /* the spec alone */
+    MG_PHASE_INVENTORY, /* the spec against the inventory */
+    MG_PHASE_PLAN       /* the spec against the assignment */
+};
+
+/* Every diagnostic meshgen can emit, one value per line of gen/checks.def
+ * (the registry: name, phase, severity, doc, prerequisites). Diagnostics
+ * are reported by these values, never by a name string, so a misspelt
+ * check does not compile. */
+enum mg_check_id {
+#define MG_CHECK(id, name, phase, severity, doc, prereqs) id,
+#include "../../checks.def"
+#undef MG_CHECK
+    MG_CHK__COUNT
+};
+
+/* Prerequisites per check, at most. */
+#define MG_CHECK_MAX_PREREQS 4
+
+/* One entry of the registry, read-only. */
+struct mg_check_info {
+    const char *name; /* stable, e.g. "axis-name-unique" */
+    enum mg_phase phase;
     enum mg_severity severity;
-    const char *check; /* stable name, e.g. "axis-name-unique" */
+    const char *doc; /* one line: what the check refuses */
+    int n_prereqs;
+    const enum mg_check_id *prereqs; /* n_prereqs checks that must pass first */
+};
+
+/* The number of checks, MG_CHK__COUNT; ids are 0 to that minus one. */
+int mg_check_count(void);
+/* The registry entry of a check; NULL for an id out of range. */
+const struct mg_check_info *mg_check_info(enum mg_check_id id);
+/* The name of a check ("?" for an id out of range). */
+const char *mg_check_name(enum mg_check_id id);
+/* The id of a check by name; -1 if there is none. */
+int mg_check_find(const char *name);
+
+struct mg_diag {
+    enum mg_severity severity; /* the registry's for the check */
+    enum mg_check_id id;
+    const char *check; /* its stable name, e.g. "axis-name-unique" */
     struct mg_mark at;
     struct mg_mark related; /* e.g. "first defined here"; file NULL if none */
     const char *related_msg;
@@ -114,15 +157,24 @@ struct mg_diags {
 };
 
 void mg_diags_init(struct mg_diags *d, struct mg_arena *a);
-void mg_error(struct mg_diags *d, const char *check, struct mg_mark at, const char *fmt, ...)
+/* Reports a check registered as an error (mg_error, mg_error_rel) or as a
+ * warning (mg_warning); the severity recorded is the registry's. */
+void mg_error(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)
     MG_PRINTF(4, 5);
-void mg_error_rel(struct mg_diags *d, const char *check, struct mg_mark at, struct mg_mark rel,
+void mg_error_rel(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, struct mg_mark rel,
                   const char *rel_msg, const char *fmt, ...) MG_PRINTF(6, 7);
-void mg_warning(struct mg_diags *d, const char *check, struct mg_mark at, const char *fmt, ...)
+void mg_warning(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)
     MG_PRINTF(4, 5);
 
 /* How diagnostics are printed (docs/reference.md, "Output formats"). */
 enum mg_diag_format { MG_FORMAT_TEXT, MG_FORMAT_JSON, MG_FORMAT_GITHUB, MG_FORMAT_SARIF };
+
+/* ---- digests (sha256.c) --------------------------------------------------- */
+
+/* SHA-256 (FIPS 180-4) of len bytes as 64 lower-case hex digits and a NUL:
+ * the digests of topologies and of the resolved mesh. Public so the unit
+ * tests can hold it to the standard's test vectors. */
+void mg_sha256_hex(const void *data, size_t len, char out[65]);
 
 /* ---- enumerations and their words (words.c) ------------------------------ */
 
