@@ -2,7 +2,8 @@
  * The diagnostics emitter: the collected diagnostics (diag.c) as text (GCC
  * style, so editors jump to them), as GitHub Actions workflow commands, as
  * one JSON document (schemas/diagnostics.schema.json) or as one SARIF 2.1.0
- * log (docs/reference.md, "Output formats"). A report spans a whole command:
+ * log whose rules are the check registry (docs/reference.md, "Output
+ * formats"). A report spans a whole command:
  * text and GitHub lines are written per batch as they come, while the JSON
  * and SARIF documents take every file's diagnostics and are complete only
  * at mg_report_end, so that a run prints one document whatever the number
@@ -22,11 +23,6 @@ struct mg_report {
     struct mg_buf doc; /* the JSON or SARIF document so far */
     struct mg_json j;
     int n_errors, n_warnings, dropped;
-    /* SARIF: the rules of the results so far, in the order first met
-     * (results name them by index). The names are copied: each batch's
-     * diagnostics die with their file's arena. */
-    char **rules;
-    int n_rules, cap_rules;
 };
 
 /* Locations that name no file: an option, or this machine (driver.c,
@@ -156,27 +152,6 @@ static void mg_diag_json(struct mg_json *j, const struct mg_diag *g)
 
 /* ---- SARIF 2.1.0 --------------------------------------------------------------- */
 
-/* The index of a check among the run's rules, added when first met. */
-static int mg_sarif_rule(struct mg_report *r, const char *check)
-{
-    int i;
-
-    for (i = 0; i < r->n_rules; i++)
-        if (strcmp(r->rules[i], check) == 0)
-            return i;
-    if (r->n_rules == r->cap_rules) {
-        r->cap_rules = r->cap_rules ? 2 * r->cap_rules : 16;
-        r->rules = realloc(r->rules, (size_t)r->cap_rules * sizeof *r->rules);
-        if (!r->rules)
-            mg_oom();
-    }
-    r->rules[r->n_rules] = malloc(strlen(check) + 1);
-    if (!r->rules[r->n_rules])
-        mg_oom();
-    strcpy(r->rules[r->n_rules], check);
-    return r->n_rules++;
-}
-
 /* A path as a URI reference (RFC 3986): relative paths stay relative to
  * where meshgen ran (SARIF's uriBaseId is left to the consumer), absolute
  * ones become file:// URIs; every byte outside the unreserved set and '/'
@@ -251,8 +226,8 @@ static void mg_diag_sarif(struct mg_report *r, const struct mg_diag *g)
     mg_json_object(j, MG_JSON_BLOCK);
     mg_json_key(j, "ruleId");
     mg_json_string(j, g->check);
-    mg_json_key(j, "ruleIndex");
-    mg_json_int(j, mg_sarif_rule(r, g->check));
+    mg_json_key(j, "ruleIndex"); /* the rules are the registry, in its order */
+    mg_json_int(j, (int)g->id);
     mg_json_key(j, "level");
     mg_json_string(j, levels[g->severity]);
     /* A location that names no file (an option) leads the message. */
@@ -280,9 +255,12 @@ static void mg_diag_sarif(struct mg_report *r, const struct mg_diag *g)
     mg_json_end(j);
 }
 
-/* The run's tool: meshgen and the rules its results name. */
+/* The run's tool: meshgen, and as its rules every check of the registry
+ * (gen/checks.def), in its order, so that a result's ruleIndex is its
+ * check's id. */
 static void mg_sarif_tool(struct mg_report *r)
 {
+    static const char *const levels[] = {"error", "warning", "note"};
     struct mg_json *j = &r->j;
     int i;
 
@@ -296,10 +274,21 @@ static void mg_sarif_tool(struct mg_report *r)
     mg_json_string(j, MESHGEN_VERSION_STRING);
     mg_json_key(j, "rules");
     mg_json_array(j, MG_JSON_BLOCK);
-    for (i = 0; i < r->n_rules; i++) {
+    for (i = 0; i < mg_check_count(); i++) {
+        const struct mg_check_info *c = mg_check_info((enum mg_check_id)i);
         mg_json_object(j, MG_JSON_INLINE);
         mg_json_key(j, "id");
-        mg_json_string(j, r->rules[i]);
+        mg_json_string(j, c->name);
+        mg_json_key(j, "shortDescription");
+        mg_json_object(j, MG_JSON_INLINE);
+        mg_json_key(j, "text");
+        mg_json_string(j, c->doc);
+        mg_json_end(j);
+        mg_json_key(j, "defaultConfiguration");
+        mg_json_object(j, MG_JSON_INLINE);
+        mg_json_key(j, "level");
+        mg_json_string(j, levels[c->severity]);
+        mg_json_end(j);
         mg_json_end(j);
     }
     mg_json_end(j);
@@ -402,7 +391,6 @@ void mg_report_add(struct mg_report *r, struct mg_buf *out, const struct mg_diag
 void mg_report_end(struct mg_report *r, struct mg_buf *out, int exit_code)
 {
     struct mg_json *j = &r->j;
-    int i;
 
     if (r->format == MG_FORMAT_JSON) {
         mg_json_end(j); /* diagnostics */
@@ -428,9 +416,6 @@ void mg_report_end(struct mg_report *r, struct mg_buf *out, int exit_code)
         mg_buf_puts(out, "\n");
     }
     mg_buf_free(&r->doc);
-    for (i = 0; i < r->n_rules; i++)
-        free(r->rules[i]);
-    free(r->rules);
     free(r);
 }
 

@@ -11,7 +11,8 @@
 - `--format sarif` prints one SARIF 2.1.0 log that the official schema
   (sarif-schema 2.1.0, shipped by the pinned npm package @microsoft/jest-sarif)
   accepts, for ajv (draft-04, formats checked) and python3-jsonschema alike:
-  one result per diagnostic, with its rule, location and notes as related
+  every check of the registry as a rule, once, with its doc and level; one
+  result per diagnostic, with its rule, location and notes as related
   locations. A broken copy of the log must be refused by both, so the
   validation is known to be able to fail.
 
@@ -150,6 +151,11 @@ def test_sarif(root, exe, node, tmp, files, json_doc):
             check(r["ruleId"] == d["check"] and rules[r["ruleIndex"]]["id"] == d["check"]
                   and (region["startLine"], region["startColumn"]) == (d["line"], d["column"]),
                   f"sarif: result {r} for {d}")
+    ids = [rule["id"] for rule in rules]
+    check(len(ids) == len(set(ids)) >= 50 and all(
+        rule["shortDescription"]["text"] and rule["defaultConfiguration"]["level"]
+        in ("error", "warning", "note") for rule in rules),
+        f"sarif: the rules are not the registry's checks, each once with its doc and level: {ids}")
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
     check(uris == {"twice.yaml", "a%2Cb%3Ac%25.yaml", "many.yaml"}, f"sarif: uris {uris}")
     related = [r for r in results if "relatedLocations" in r]
