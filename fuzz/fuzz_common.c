@@ -166,6 +166,32 @@ const struct mg_compile_opts *mg_fuzz_opts(int bit)
     return &opts[bit ? 1 : 0];
 }
 
+/* `meshgen env` for the first and the last process, by index (the model
+ * turned into runtime tables, checked by the runtime, and both forms
+ * printed): it must always find them. */
+static void mg_fuzz_emit_env(struct mg_buf *b, const struct mg_plan *plan)
+{
+    struct mg_mark at = {"fuzz", 0, 0};
+    struct mg_env_query q;
+    struct mg_arena a;
+    struct mg_diags d;
+    struct mg_env e;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        mg_arena_init(&a);
+        mg_diags_init(&d, &a);
+        memset(&q, 0, sizeof q);
+        q.local_rank = -1;
+        q.process = k ? plan->n_processes - 1 : 0;
+        if (mg_env_resolve(&a, &d, plan, &q, at, &e) != 0 || e.process != q.process)
+            __builtin_trap();
+        mg_emit_env(b, &e, MG_ENV_SH);
+        mg_emit_env(b, &e, MG_ENV_JSON);
+        mg_arena_free(&a);
+    }
+}
+
 void mg_fuzz_emit_all(const struct mg_plan *plan, const char *inputs)
 {
     struct mg_buf b;
@@ -180,6 +206,7 @@ void mg_fuzz_emit_all(const struct mg_plan *plan, const char *inputs)
     mg_emit_svg(&b, plan, MG_COLOR_BY_HOST);
     mg_emit_svg(&b, plan, MG_COLOR_BY_SLICE);
     mg_emit_svg(&b, plan, MG_COLOR_BY_STAGE);
+    mg_fuzz_emit_env(&b, plan);
     mg_buf_free(&b);
 }
 

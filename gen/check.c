@@ -68,46 +68,6 @@ static int mg_check_c_name(struct mg_check_run *c, const char *what, const char 
     return 1;
 }
 
-/* Natural order: digit runs compare as numbers, so n2 < n10. Ties (n01 and
- * n1) fall back to byte order so the result is total and stable. */
-static int mg_natural_cmp(const char *a, const char *b)
-{
-    const char *pa = a, *pb = b;
-    while (*pa && *pb) {
-        if (*pa >= '0' && *pa <= '9' && *pb >= '0' && *pb <= '9') {
-            const char *ea = pa, *eb = pb;
-            size_t la, lb;
-            while (*pa == '0' && pa[1] >= '0' && pa[1] <= '9')
-                pa++;
-            while (*pb == '0' && pb[1] >= '0' && pb[1] <= '9')
-                pb++;
-            for (ea = pa; *ea >= '0' && *ea <= '9'; ea++)
-                ;
-            for (eb = pb; *eb >= '0' && *eb <= '9'; eb++)
-                ;
-            la = (size_t)(ea - pa);
-            lb = (size_t)(eb - pb);
-            if (la != lb)
-                return la < lb ? -1 : 1;
-            {
-                int r = memcmp(pa, pb, la);
-                if (r)
-                    return r;
-            }
-            pa = ea;
-            pb = eb;
-        } else {
-            if (*pa != *pb)
-                return (unsigned char)*pa < (unsigned char)*pb ? -1 : 1;
-            pa++;
-            pb++;
-        }
-    }
-    if (*pa || *pb)
-        return *pa ? 1 : -1;
-    return strcmp(a, b);
-}
-
 /* The devices of the chosen kind on a host. */
 static int mg_host_devices(const struct mg_check_run *c, int host)
 {
@@ -522,13 +482,6 @@ struct mg_gsort {
     int first_host;
 };
 
-static int mg_gsort_cmp(const void *a, const void *b)
-{
-    const struct mg_gsort *x = a, *y = b;
-    int r = mg_natural_cmp(x->key, y->key);
-    return r ? r : (x->first_host > y->first_host) - (x->first_host < y->first_host);
-}
-
 /* Byte order of keys, then host: for finding the distinct keys. */
 static int mg_hsort_cmp(const void *a, const void *b)
 {
@@ -537,7 +490,9 @@ static int mg_hsort_cmp(const void *a, const void *b)
     return r ? r : (x->first_host > y->first_host) - (x->first_host < y->first_host);
 }
 
-/* First appearance: a granule is known by its first host. */
+/* Process order: a granule is known by its first host, that is its first
+ * process (JAX keys granules by process_index or slice_index, and a slice's
+ * index follows its first process). */
 static int mg_gsort_first_cmp(const void *a, const void *b)
 {
     const struct mg_gsort *x = a, *y = b;
@@ -552,18 +507,18 @@ static const char *mg_granule_key(const struct mg_check_run *c, int h)
     return host->name;
 }
 
-/* Groups hosts into granules (by key, in first-appearance order, then
- * sorted unless the spec says not to) and requires every granule to hold
- * the same number of devices. */
-static int check_granules_homogeneous(struct mg_check_run *c)
+/* The granule of every host, numbered in process order (the order of each
+ * granule's first host), and each granule's hosts, devices and devices the
+ * mesh uses: `devices: N` takes device ids 0..N-1, which follow process
+ * order (JAX's devices[:N]). */
+static void mg_granules_build(struct mg_check_run *c, struct mg_gsort *gs)
 {
     const struct mg_inventory *inv = c->inv;
     size_t n_hosts = (size_t)inv->n_hosts;
-    /* (key, host) pairs; then the granules found. */
     struct mg_gsort *hk = mg_alloc_array(c->arena, n_hosts, sizeof *hk);
-    struct mg_gsort *gs = mg_alloc_array(c->arena, n_hosts, sizeof *gs);
     int *rank = mg_alloc_array(c->arena, n_hosts, sizeof(int));
     int *next = mg_alloc_array(c->arena, n_hosts + 1, sizeof(int));
+    int64_t left = c->plan->n_mesh;
     int n = 0, h, g;
 
     c->plan->host_granule = mg_alloc_array(c->arena, n_hosts, sizeof(int));
@@ -580,9 +535,8 @@ static int check_granules_homogeneous(struct mg_check_run *c)
             gs[n++] = hk[h];
         c->plan->host_granule[hk[h].first_host] = n - 1;
     }
-    /* Both orders are total, so the result does not depend on the one
-     * above; rank maps the granules' indices so far to their final ones. */
-    qsort(gs, (size_t)n, sizeof *gs, c->spec->sort_granules ? mg_gsort_cmp : mg_gsort_first_cmp);
+    /* rank maps the granules' indices so far to their process order. */
+    qsort(gs, (size_t)n, sizeof *gs, mg_gsort_first_cmp);
     for (g = 0; g < n; g++)
         rank[c->plan->host_granule[gs[g].first_host]] = g;
 
@@ -590,53 +544,74 @@ static int check_granules_homogeneous(struct mg_check_run *c)
     c->plan->granules = mg_alloc_array(c->arena, (size_t)n, sizeof *c->plan->granules);
     c->plan->granule_hosts = mg_alloc_array(c->arena, n_hosts, sizeof(int));
     for (h = 0; h < inv->n_hosts; h++) {
+        int nd = mg_host_devices(c, h), used = left < nd ? (int)left : nd;
         g = c->plan->host_granule[h] = rank[c->plan->host_granule[h]];
         c->plan->granules[g].key = gs[g].key;
         c->plan->granules[g].n_hosts++;
-        c->plan->granules[g].n_devices += mg_host_devices(c, h);
+        c->plan->granules[g].n_devices += nd;
+        c->plan->granules[g].n_used += used;
+        left -= used;
     }
-    /* Granule-major, each granule's hosts in inventory order. */
+    /* Granule-major, each granule's hosts in process order. */
     for (g = 0; g < n; g++)
         next[g + 1] = next[g] + c->plan->granules[g].n_hosts;
     for (h = 0; h < inv->n_hosts; h++)
         c->plan->granule_hosts[next[c->plan->host_granule[h]]++] = h;
-    for (g = 1; g < n; g++) {
-        if (c->plan->granules[g].n_devices != c->plan->granules[0].n_devices) {
-            int host = gs[g].first_host;
-            mg_error_rel(c->diags, MG_CHK_GRANULES_HOMOGENEOUS, inv->hosts[host].at,
+    /* The used hosts are a prefix of the hosts, so the used granules are a
+     * prefix of the granules. */
+    c->plan->n_granules = 0;
+    while (c->plan->n_granules < n && c->plan->granules[c->plan->n_granules].n_used > 0)
+        c->plan->n_granules++;
+}
+
+/* Groups hosts into granules in process order and requires every granule
+ * the mesh uses to hold the same number of devices (those past `devices:
+ * N` are not checked). */
+static int check_granules_homogeneous(struct mg_check_run *c)
+{
+    const struct mg_inventory *inv = c->inv;
+    const struct mg_granule_info *gr;
+    struct mg_gsort *gs = mg_alloc_array(c->arena, (size_t)inv->n_hosts, sizeof *gs);
+    int g;
+
+    mg_granules_build(c, gs);
+    gr = c->plan->granules;
+    for (g = 1; g < c->plan->n_granules; g++) {
+        if (gr[g].n_devices != gr[0].n_devices) {
+            mg_error_rel(c->diags, MG_CHK_GRANULES_HOMOGENEOUS, inv->hosts[gs[g].first_host].at,
                          inv->hosts[gs[0].first_host].at, "the first granule is here",
                          "granule '%s' has %d %s devices but granule '%s' has %d; every "
                          "granule of a hybrid mesh must hold the same number",
-                         c->plan->granules[g].key, c->plan->granules[g].n_devices,
-                         mg_kind_name(c->plan->kind), c->plan->granules[0].key,
-                         c->plan->granules[0].n_devices);
+                         gr[g].key, gr[g].n_devices, mg_kind_name(c->plan->kind), gr[0].key,
+                         gr[0].n_devices);
             return 0;
         }
     }
     return 1;
 }
 
-/* `devices: N` takes whole granules, or part of the first one. */
+/* `devices: N` takes the first N devices in process order; every granule
+ * they reach must give the mesh the same number: whole granules, or part of
+ * the first one. */
 static int check_devices_granules(struct mg_check_run *c)
 {
-    int64_t per = c->plan->granules[0].n_devices;
-    if (per <= 0)
-        return 0;
-    if (c->plan->n_mesh % per == 0) {
-        c->plan->n_granules = (int)(c->plan->n_mesh / per);
-        c->plan->per_granule = (int)per;
-        return 1;
+    const struct mg_granule_info *gr = c->plan->granules;
+    int g;
+
+    c->plan->per_granule = gr[0].n_used;
+    for (g = 1; g < c->plan->n_granules; g++) {
+        if (gr[g].n_used != gr[0].n_used) {
+            mg_error(c->diags, MG_CHK_DEVICES_GRANULES, c->spec->devices_at,
+                     "'devices: %lld' takes the first %lld %s devices in process order: %d of "
+                     "granule '%s' but %d of granule '%s'; the mesh must take the same number "
+                     "of each granule it uses (a multiple of %d, or at most %d)",
+                     (long long)c->plan->n_mesh, (long long)c->plan->n_mesh,
+                     mg_kind_name(c->plan->kind), gr[0].n_used, gr[0].key, gr[g].n_used, gr[g].key,
+                     gr[0].n_devices, gr[0].n_devices);
+            return 0;
+        }
     }
-    if (c->plan->n_mesh < per) {
-        c->plan->n_granules = 1;
-        c->plan->per_granule = c->plan->n_mesh;
-        return 1;
-    }
-    mg_error(c->diags, MG_CHK_DEVICES_GRANULES, c->spec->devices_at,
-             "'devices: %lld' is neither a whole number of granules (%lld devices each) nor "
-             "part of one granule",
-             (long long)c->plan->n_mesh, (long long)per);
-    return 0;
+    return c->plan->per_granule > 0;
 }
 
 static int check_shape_divides(struct mg_check_run *c)
@@ -793,49 +768,104 @@ static int check_ici_devices(struct mg_check_run *c)
     return 0;
 }
 
-/* eformer's calculate_host_mesh_shape: walk the axes outermost first and
- * give each the largest share of the granules it can take. */
-static int check_dcn_infer(struct mg_check_run *c)
+/* eformer's create_mesh for several slices: all the slices go on the
+ * first axis whose size the slice count divides. Returns 0 when none. */
+static int mg_dcn_infer_slices(struct mg_check_run *c)
 {
-    int64_t g = c->plan->n_granules, prod = 1;
+    int64_t g = c->plan->n_granules;
+    int i, axis = -1;
+    struct mg_buf b;
+
+    for (i = 0; i < c->spec->n_axes; i++) {
+        if (axis < 0 && c->plan->size[i] % g == 0)
+            axis = i;
+        c->plan->dcn[i] = 1;
+        c->plan->ici[i] = c->plan->size[i];
+    }
+    if (axis >= 0) {
+        c->plan->dcn[axis] = g;
+        c->plan->ici[axis] = c->plan->size[axis] / g;
+        return 1;
+    }
+    mg_buf_init(&b);
+    mg_describe_shape(&b, c, c->plan->size);
+    mg_error(c->diags, MG_CHK_DCN_INFER, c->spec->shape_at,
+             "cannot split the shape %s over %lld slices: the slices go on the first axis "
+             "their count divides (eformer's create_mesh), and none is; give 'dcn' explicitly",
+             b.data, (long long)g);
+    mg_buf_free(&b);
+    return 0;
+}
+
+/* The error of the host walk: which axis did not split, or what the
+ * split it gave holds; never a placeholder number. */
+static void mg_dcn_infer_error(struct mg_check_run *c, int bad, int64_t bad_granules)
+{
+    int64_t iprod = 1, dprod = 1;
     int i;
     struct mg_buf b;
 
+    mg_buf_init(&b);
+    if (bad >= 0) {
+        mg_describe_shape(&b, c, c->plan->size);
+        mg_error(c->diags, MG_CHK_DCN_INFER, c->spec->shape_at,
+                 "cannot split the shape %s over %d granules of %lld devices by eformer's "
+                 "calculate_host_mesh_shape: axis '%s' (size %lld) takes the %lld granules "
+                 "left, which do not divide it; give 'dcn' explicitly",
+                 b.data, c->plan->n_granules, (long long)c->plan->per_granule,
+                 c->spec->axes[bad].name, (long long)c->plan->size[bad], (long long)bad_granules);
+    } else {
+        for (i = 0; i < c->spec->n_axes; i++) {
+            mg_mul_size(iprod, c->plan->ici[i], &iprod);
+            mg_mul_size(dprod, c->plan->dcn[i], &dprod);
+        }
+        mg_describe_shape(&b, c, c->plan->ici);
+        mg_error(c->diags, MG_CHK_DCN_INFER, c->spec->shape_at,
+                 "cannot split the shape over %d granules of %lld devices by eformer's "
+                 "calculate_host_mesh_shape: it gives the per-granule shape %s, %lld devices "
+                 "over %lld granules; give 'dcn' explicitly",
+                 c->plan->n_granules, (long long)c->plan->per_granule, b.data, (long long)iprod,
+                 (long long)dprod);
+    }
+    mg_buf_free(&b);
+}
+
+/* Without `dcn`: for slices, eformer's multi-slice rule; for hosts, its
+ * calculate_host_mesh_shape: walk the axes outermost first and give each
+ * the largest share of the granules it can take. */
+static int check_dcn_infer(struct mg_check_run *c)
+{
+    int64_t g = c->plan->n_granules, iprod = 1, dprod = 1;
+    int i, bad = -1;
+    int64_t bad_granules = 0;
+
     if (c->spec->has_dcn)
         return 1;
+    if (c->plan->granule == MG_GRANULE_SLICE)
+        return mg_dcn_infer_slices(c);
     for (i = 0; i < c->spec->n_axes; i++) {
-        int64_t host = c->plan->size[i];
+        int64_t size = c->plan->size[i], host = size;
         if (g > 1) {
-            if (c->plan->size[i] >= g) {
-                host = c->plan->size[i] / g;
+            if (size >= g) {
+                if (bad < 0 && size % g != 0) {
+                    bad = i;
+                    bad_granules = g;
+                }
+                host = size / g;
                 g = 1;
             } else {
-                g /= c->plan->size[i];
+                g /= size;
                 host = 1;
             }
         }
-        int64_t whole;
         c->plan->ici[i] = host;
-        c->plan->dcn[i] = c->plan->size[i] / host;
-        if (!mg_mul_size(c->plan->ici[i], c->plan->dcn[i], &whole) || whole != c->plan->size[i])
-            prod = -1;
-        else if (prod >= 0)
-            mg_mul_size(prod, host, &prod);
+        c->plan->dcn[i] = size / host;
+        mg_mul_size(iprod, host, &iprod);
+        mg_mul_size(dprod, c->plan->dcn[i], &dprod);
     }
-    if (prod == c->plan->per_granule) {
-        int64_t dprod = 1;
-        for (i = 0; i < c->spec->n_axes; i++)
-            mg_mul_size(dprod, c->plan->dcn[i], &dprod);
-        if (dprod == c->plan->n_granules)
-            return 1;
-    }
-    mg_buf_init(&b);
-    mg_describe_shape(&b, c, c->plan->ici);
-    mg_error(c->diags, MG_CHK_DCN_INFER, c->spec->shape_at,
-             "cannot split the shape over %d granules of %lld devices: the inferred per-granule "
-             "shape %s holds %lld devices; give 'dcn' explicitly",
-             c->plan->n_granules, (long long)c->plan->per_granule, b.data, (long long)prod);
-    mg_buf_free(&b);
+    if (bad < 0 && iprod == c->plan->per_granule && dprod == c->plan->n_granules)
+        return 1;
+    mg_dcn_infer_error(c, bad, bad_granules);
     return 0;
 }
 

@@ -22,6 +22,8 @@ void mg_opts_init(struct mg_opts *o)
     o->format = MG_FORMAT_TEXT;
     o->color = MG_WHEN_AUTO;
     o->groups = MG_WHEN_AUTO;
+    o->env_local_rank = -1;
+    o->env_process = -1;
     o->out = stdout;
     o->err = stderr;
 }
@@ -429,12 +431,47 @@ static int mg_cmd_inventory(const struct mg_opts *o, struct mg_report *rep, int 
     return mg_finish(&r, 1);
 }
 
+static const char *mg_getenv(void *ctx, const char *name)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+/* env: the variables that place one process, found from the launcher's
+ * variables as the runtime finds it. */
+static int mg_cmd_env(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                      char *const *files)
+{
+    const char *file = n_files ? files[0] : NULL;
+    struct mg_env_query q;
+    struct mg_env e;
+    struct mg_run r;
+    int ok = mg_load_mesh(&r, o, rep, file, MG_WHEN_NEVER);
+    struct mg_mark at = {file ? file : "--mesh", 0, 0};
+    struct mg_buf b;
+
+    if (!ok)
+        return mg_finish(&r, ok);
+    memset(&q, 0, sizeof q);
+    q.host = o->env_host;
+    q.local_rank = o->env_local_rank;
+    q.process = o->env_process;
+    q.get = mg_getenv;
+    if (mg_env_resolve(&r.arena, &r.diags, r.plan, &q, at, &e) != 0)
+        return mg_finish(&r, 0);
+    mg_buf_init(&b);
+    mg_emit_env(&b, &e, o->env_format);
+    mg_output(&r, &b);
+    mg_buf_free(&b);
+    return mg_finish(&r, ok);
+}
+
 /* Indexed by enum mg_command, so a command cannot lack its function. */
 static int (*const mg_commands[MG_N_COMMANDS])(const struct mg_opts *, struct mg_report *, int,
                                                char *const *) = {
     [MG_CMD_VALIDATE] = mg_cmd_validate,   [MG_CMD_GENERATE] = mg_cmd_generate,
     [MG_CMD_RESOLVE] = mg_cmd_resolve,     [MG_CMD_SHOW] = mg_cmd_show,
-    [MG_CMD_INVENTORY] = mg_cmd_inventory,
+    [MG_CMD_INVENTORY] = mg_cmd_inventory, [MG_CMD_ENV] = mg_cmd_env,
 };
 
 int mg_run_command(enum mg_command cmd, const struct mg_opts *o, int n_files, char *const *files)

@@ -16,6 +16,7 @@
 #include "mesh_math.h"
 #include "node.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +44,10 @@ struct mg_group {
     int n_names; /* 0 when the names were in error */
     const char *slice;
     struct mg_mark slice_at;
-    int topology;      /* index into inv->topologies; -1 when in error */
-    int tpu;           /* a TPU slice: host h has topology `topology + h` */
-    struct mg_mark at; /* the names node: where its hosts are blamed */
+    int topology;       /* index into inv->topologies; -1 when in error */
+    int tpu;            /* a TPU slice: host h has topology `topology + h` */
+    int *host_topology; /* `topology: snap/{host}.xml`: one per name, else NULL */
+    struct mg_mark at;  /* the names node: where its hosts are blamed */
 };
 
 /* A distinct topology already seen: its key and its index (-1 when it
@@ -62,26 +64,13 @@ struct mg_inv_ctx {
     int have_self;   /* self is the inventory file's identity */
     struct mg_file_id self;
     struct mg_inventory *inv;
-    struct mg_topo_slot *slots; /* open addressing, power-of-two size */
+    int cap;                    /* of inv->topologies (inv->files holds one more) */
+    struct mg_mark *topo_at;    /* per topology: the node that first named it */
+    const char **topo_where;    /* and its place, "hosts[3].topology" */
+    struct mg_topo_slot *slots; /* open addressing, power-of-two size, over 2 * cap */
     size_t mask;
-    int topo_cap;        /* room in inv->topologies */
     int64_t tpu_devices; /* in the TPU groups so far */
 };
-
-/* Room for n more topologies (a TPU slice has one per host). */
-static void mg_topologies_reserve(struct mg_inv_ctx *c, int n)
-{
-    struct mg_inventory *inv = c->inv;
-    struct mg_topology *grown;
-
-    if (inv->n_topologies + n <= c->topo_cap)
-        return;
-    c->topo_cap = 2 * c->topo_cap > inv->n_topologies + n ? 2 * c->topo_cap : inv->n_topologies + n;
-    grown = mg_alloc_array(c->a, (size_t)c->topo_cap, sizeof *grown);
-    if (inv->n_topologies)
-        memcpy(grown, inv->topologies, (size_t)inv->n_topologies * sizeof *grown);
-    inv->topologies = grown;
-}
 
 /* ---- topologies ---------------------------------------------------------------- */
 
@@ -102,48 +91,65 @@ static struct mg_topo_slot *mg_topo_slot(struct mg_inv_ctx *c, const char *key)
     return &c->slots[i];
 }
 
+/* Room for `more` topologies beyond those loaded (a TPU slice has one per
+ * host, a `{host}` pattern one per name): the arrays grow and the table is
+ * rebuilt at twice the capacity, so it never fills. */
+static void mg_topologies_reserve(struct mg_inv_ctx *c, size_t more)
+{
+    struct mg_inventory *inv = c->inv;
+    struct mg_topo_slot *old = c->slots;
+    size_t need = (size_t)inv->n_topologies + more, old_size = old ? c->mask + 1 : 0, size = 16;
+    struct mg_topology *t;
+    const char **files;
+    struct mg_mark *at;
+    const char **where;
+    size_t i;
+
+    if (need <= (size_t)c->cap)
+        return;
+    t = mg_alloc_array(c->a, need, sizeof *t);
+    files = mg_alloc_array(c->a, need + 1, sizeof *files);
+    at = mg_alloc_array(c->a, need, sizeof *at);
+    where = mg_alloc_array(c->a, need, sizeof *where);
+    if (c->cap) {
+        memcpy(t, inv->topologies, (size_t)inv->n_topologies * sizeof *t);
+        memcpy(files, inv->files, (size_t)inv->n_files * sizeof *files);
+        memcpy(at, c->topo_at, (size_t)inv->n_topologies * sizeof *at);
+        memcpy(where, c->topo_where, (size_t)inv->n_topologies * sizeof *where);
+    }
+    inv->topologies = t;
+    inv->files = files;
+    c->topo_at = at;
+    c->topo_where = where;
+    c->cap = (int)need;
+    while (size < 2 * need)
+        size *= 2;
+    c->slots = mg_alloc_array(c->a, size, sizeof *c->slots);
+    c->mask = size - 1;
+    for (i = 0; i < old_size; i++)
+        if (old[i].key)
+            *mg_topo_slot(c, old[i].key) = old[i];
+}
+
 static int mg_mark_after(struct mg_mark x, struct mg_mark y)
 {
     return x.line > y.line || (x.line == y.line && x.col > y.col);
 }
 
-/* Which topology a group names: exactly one of `topology` and `synthetic`
- * (when both are there, the second in the file is blamed). A file is known
- * by its device and inode, so "dgx.xml", "./dgx.xml" and a link to it are
- * one topology; a synthetic one by its description. Returns the index, or
- * -1 after reporting. */
-static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
-                             const struct mg_node *topo, const struct mg_node *synth,
-                             const char *where)
+/* The index of the topology that `value` names (a synthetic description,
+ * or a path relative to the inventory file), loaded the first time. A file
+ * is known by its device and inode, so "dgx.xml", "./dgx.xml" and a link to
+ * it are one topology; a synthetic one by its description. Returns -1 after
+ * reporting. */
+static int mg_topology_index(struct mg_inv_ctx *c, const struct mg_node *n, const char *value,
+                             int synth, const char *where)
 {
-    const struct mg_node *n = topo ? topo : synth;
-    const char *value, *source, *key;
+    const char *source, *key;
     struct mg_topo_slot *slot;
     struct mg_topology t;
     struct mg_file_id id;
     int is_self = 0;
 
-    if (topo && synth) {
-        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY,
-                 mg_mark_after(topo->mark, synth->mark) ? topo->mark : synth->mark,
-                 "%s: found both 'topology' and 'synthetic', expected exactly one of them", where);
-        return -1;
-    }
-    if (!n) {
-        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, group->mark,
-                 "%s: found neither 'topology' nor 'synthetic', expected exactly one of them (an "
-                 "hwloc XML file or a synthetic description)",
-                 where);
-        return -1;
-    }
-    where = mg_printf(c->a, "%s.%s", where, topo ? "topology" : "synthetic");
-    if (!mg_get_string(c->d, n, where, -1, &value))
-        return -1;
-    if (value[0] == '\0') {
-        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, n->mark, "%s: found an empty string, expected %s",
-                 where, topo ? "the path of an hwloc XML file" : "a synthetic description");
-        return -1;
-    }
     if (synth) {
         source = key = mg_printf(c->a, "synthetic:%s", value);
     } else {
@@ -157,6 +163,7 @@ static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
             key = mg_printf(c->a, "path:%s", source);
         }
     }
+    mg_topologies_reserve(c, 1);
     slot = mg_topo_slot(c, key);
     if (slot->key)
         return slot->index;
@@ -172,12 +179,127 @@ static int mg_group_topology(struct mg_inv_ctx *c, const struct mg_node *group,
     memset(&t, 0, sizeof t);
     if (mg_topology_load(c->a, c->d, source, synth ? source : value, n->mark, &t, NULL) != 0)
         return -1;
-    mg_topologies_reserve(c, 1);
     slot->index = c->inv->n_topologies;
+    c->topo_at[slot->index] = n->mark;
+    c->topo_where[slot->index] = where;
     c->inv->topologies[c->inv->n_topologies++] = t;
     if (!synth)
         c->inv->files[c->inv->n_files++] = source;
     return slot->index;
+}
+
+/* `topology: snap/{host}.xml`: each host of the group its own snapshot,
+ * every "{host}" replaced by its name. A missing snapshot is one error for
+ * the group, naming the first host without one and its path. */
+static void mg_topology_per_host(struct mg_inv_ctx *c, struct mg_group *g, const struct mg_node *n,
+                                 const char *pattern, const char *where)
+{
+    int h, missing = 0, first = -1, err = 0;
+    const char *first_path = NULL;
+
+    g->host_topology = mg_alloc_array(c->a, (size_t)g->n_names + 1, sizeof(int));
+    mg_topologies_reserve(c, (size_t)g->n_names);
+    for (h = 0; h < g->n_names; h++) {
+        struct mg_buf b;
+        const char *p, *value;
+        struct mg_file_id id;
+
+        mg_buf_init(&b);
+        for (p = pattern; *p;) {
+            if (strncmp(p, "{host}", 6) == 0) {
+                mg_buf_puts(&b, g->names[h]);
+                p += 6;
+            } else {
+                mg_buf_put(&b, p++, 1);
+            }
+        }
+        value = mg_strdup(c->a, b.data);
+        mg_buf_free(&b);
+        g->host_topology[h] = -1;
+        if (mg_file_identity(mg_path_relative(c->a, c->dir, value), &id) != 0) {
+            if (missing++ == 0) {
+                err = errno;
+                first = h;
+                first_path = value;
+            }
+            continue;
+        }
+        g->host_topology[h] = mg_topology_index(c, n, value, 0, where);
+    }
+    if (missing)
+        mg_error(c->d, MG_CHK_INVENTORY_LOAD, n->mark,
+                 "%s: host %s has no snapshot at %s (from %s; %d of the group's %d hosts have "
+                 "none): %s; export it on that host with 'meshgen inventory --export'",
+                 where, mg_show(c->a, g->names[first]), mg_show_path(c->a, first_path),
+                 mg_show_path(c->a, pattern), missing, g->n_names, strerror(err));
+}
+
+/* Which topology a group names: exactly one of `topology` and `synthetic`
+ * (when both are there, the second in the file is blamed); a topology path
+ * with "{host}" names one per host. Sets g->topology, or -1 after
+ * reporting. */
+static void mg_group_topology(struct mg_inv_ctx *c, struct mg_group *g, const struct mg_node *group,
+                              const struct mg_node *topo, const struct mg_node *synth,
+                              const char *where)
+{
+    const struct mg_node *n = topo ? topo : synth;
+    const char *value;
+
+    g->topology = -1;
+    if (topo && synth) {
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY,
+                 mg_mark_after(topo->mark, synth->mark) ? topo->mark : synth->mark,
+                 "%s: found both 'topology' and 'synthetic', expected exactly one of them", where);
+        return;
+    }
+    if (!n) {
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, group->mark,
+                 "%s: found neither 'topology' nor 'synthetic', expected exactly one of them (an "
+                 "hwloc XML file or a synthetic description)",
+                 where);
+        return;
+    }
+    where = mg_printf(c->a, "%s.%s", where, topo ? "topology" : "synthetic");
+    if (!mg_get_string(c->d, n, where, -1, &value))
+        return;
+    if (value[0] == '\0') {
+        mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, n->mark, "%s: found an empty string, expected %s",
+                 where, topo ? "the path of an hwloc XML file" : "a synthetic description");
+        return;
+    }
+    if (topo && strstr(value, "{host}"))
+        mg_topology_per_host(c, g, n, value, where);
+    else
+        g->topology = mg_topology_index(c, n, value, synth != NULL, where);
+}
+
+/* A topology that more than one host names is a template, not any one
+ * host's snapshot: the fields of the machine it was exported from (GPU
+ * UUIDs) are left out, so that no host is given another's GPUs by UUID,
+ * with a warning where there were any. */
+static void mg_templates(struct mg_inv_ctx *c)
+{
+    const struct mg_inventory *inv = c->inv;
+    int *users = mg_alloc_array(c->a, (size_t)inv->n_topologies + 1, sizeof(int));
+    int h, t;
+
+    for (h = 0; h < inv->n_hosts; h++)
+        if (inv->hosts[h].topology >= 0)
+            users[inv->hosts[h].topology]++;
+    for (t = 0; t < inv->n_topologies; t++) {
+        int cleared;
+        if (users[t] < 2)
+            continue;
+        cleared = mg_topology_make_template(&inv->topologies[t]);
+        if (cleared)
+            mg_warning(c->d, MG_CHK_INVENTORY_TEMPLATE, c->topo_at[t],
+                       "%s: %s is shared by %d hosts, so it is a template: its %d GPU UUIDs "
+                       "belong to the machine it was exported from and are left out, and these "
+                       "hosts' GPUs are named by index; give each host its own snapshot "
+                       "(topology: snap/{host}.xml) to keep them",
+                       c->topo_where[t], mg_show_path(c->a, inv->topologies[t].label), users[t],
+                       cleared);
+    }
 }
 
 /* ---- TPU slices (docs/tpu.md) ---------------------------------------------------- */
@@ -309,7 +431,7 @@ static int mg_group_tpu(struct mg_inv_ctx *c, struct mg_group *g, const struct m
         return -1;
     }
     per = n / g->n_names;
-    mg_topologies_reserve(c, g->n_names);
+    mg_topologies_reserve(c, (size_t)g->n_names);
     first = c->inv->n_topologies;
     for (h = 0; h < g->n_names; h++)
         mg_tpu_host(c, &c->inv->topologies[c->inv->n_topologies++], f, dims, text,
@@ -382,7 +504,7 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
         g->topology = mg_group_tpu(c, g, n, (const struct mg_node *const *)v, where, idx);
         return;
     }
-    g->topology = mg_group_topology(c, n, v[MG_GK_TOPOLOGY], v[MG_GK_SYNTHETIC], where);
+    mg_group_topology(c, g, n, v[MG_GK_TOPOLOGY], v[MG_GK_SYNTHETIC], where);
 }
 
 struct mg_hostref {
@@ -462,7 +584,7 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
     struct mg_inventory *inv = c->inv;
     struct mg_group *groups;
     int *host_group;
-    size_t i, slots = 16;
+    size_t i;
     int64_t total = 0;
     int h;
 
@@ -476,13 +598,9 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
                  "hosts: found an empty sequence, expected at least one group of hosts");
         return;
     }
-    /* Each group names at most one new topology. */
-    while (slots < 2 * hosts->n)
-        slots *= 2;
-    c->slots = mg_alloc_array(c->a, slots, sizeof *c->slots);
-    c->mask = slots - 1;
-    mg_topologies_reserve(c, (int)hosts->n);
-    inv->files = mg_alloc_array(c->a, hosts->n + 1, sizeof *inv->files);
+    /* Each group names at most one new topology, or one per host (a TPU
+     * slice, a "{host}" pattern: those reserve their own). */
+    mg_topologies_reserve(c, hosts->n);
     inv->files[inv->n_files++] = inv->source;
 
     groups = mg_alloc_array(c->a, hosts->n, sizeof *groups);
@@ -506,13 +624,16 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
             host->name = groups[i].names[h];
             host->slice = groups[i].slice;
             host->topology =
-                groups[i].topology + (groups[i].tpu && groups[i].topology >= 0 ? h : 0);
+                groups[i].host_topology
+                    ? groups[i].host_topology[h]
+                    : groups[i].topology + (groups[i].tpu && groups[i].topology >= 0 ? h : 0);
             host->at = groups[i].at;
             host_group[inv->n_hosts++] = (int)i;
         }
     }
     mg_check_unique_hosts(c, groups, hosts->n, host_group);
     mg_check_tpu_slices(c, groups, hosts->n);
+    mg_templates(c);
 }
 
 struct mg_inventory *mg_inventory_from_node(struct mg_arena *a, struct mg_diags *d,

@@ -24,6 +24,7 @@ static const char mg_usage_main[] =
     "  show FILE            draw the mesh as a grid of device ids\n"
     "  inventory            list the devices hwloc sees (--inventory to read a file,\n"
     "                       --export FILE to write an XML snapshot)\n"
+    "  env FILE             the variables that place this process (sh or JSON)\n"
     "  help [COMMAND]       this text, or a command's\n"
     "\n"
     "Run 'meshgen COMMAND --help' for a command's options. Exit codes: 0 ok,\n"
@@ -94,7 +95,28 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
          "                    .xml file or a synthetic description) as an hwloc XML\n"
          "                    snapshot to check in, instead of listing it. It reads back\n"
          "                    as the same inventory, and two exports of one machine are\n"
-         "                    byte-identical (no process name or cgroup in it).\n"},
+         "                    byte-identical (no process name or cgroup in it).\n"
+         "                    A whole allocation, one snapshot per host, for an\n"
+         "                    inventory's 'topology: snap/{host}.xml':\n"
+         "                      srun --ntasks-per-node=1 sh -c \\\n"
+         "                        'meshgen inventory --export snap/$(hostname -s).xml'\n"},
+    [MG_CMD_ENV] = {"meshgen env [options] FILE [--host H] [--local-rank L | --process P]",
+                    "Prints the variables that place one process of the mesh, for a wrapper\n"
+                    "script (eval \"$(meshgen env mesh.yaml)\") or a program that reads JSON:\n"
+                    "CUDA_VISIBLE_DEVICES (and CUDA_DEVICE_ORDER), ROCR_VISIBLE_DEVICES or\n"
+                    "ZE_AFFINITY_MASK (and ZE_ENABLE_PCI_ID_DEVICE_ORDER) as fits the GPUs'\n"
+                    "vendor, OMP_PLACES and OMP_PROC_BIND, MESHGEN_PROCESS and\n"
+                    "MESHGEN_PROCESS_COUNT. The process is found as the runtime finds it: the\n"
+                    "host by name (MESHGEN_HOSTNAME, SLURMD_NODENAME, gethostname()), the\n"
+                    "innermost launcher's local rank, or MESHGEN_PROCESS. For example:\n"
+                    "  srun --ntasks-per-node=8 sh -c \\\n"
+                    "    'eval \"$(meshgen env mesh.yaml)\"; exec python train.py'\n",
+                    "  --host H          this machine's name (instead of MESHGEN_HOSTNAME, ...)\n"
+                    "  --local-rank L    the process's local rank on its host (instead of the\n"
+                    "                    launcher's variables)\n"
+                    "  --process P       the process index itself\n"
+                    "  --format FMT      sh (default: export lines, values single-quoted) or\n"
+                    "                    json; diagnostics are text\n"},
 };
 
 static void mg_command_help(enum mg_command cmd, FILE *out)
@@ -146,6 +168,9 @@ enum {
     OPT_GROUPS,
     OPT_EXPORT,
     OPT_SVG,
+    OPT_HOST,
+    OPT_LOCAL_RANK,
+    OPT_PROCESS,
     OPT_PRINT_OUTPUTS,
 };
 
@@ -163,9 +188,29 @@ static const struct option mg_long_options[] = {
     {"groups", required_argument, NULL, OPT_GROUPS},
     {"svg", required_argument, NULL, OPT_SVG},
     {"export", required_argument, NULL, OPT_EXPORT},
+    {"host", required_argument, NULL, OPT_HOST},
+    {"local-rank", required_argument, NULL, OPT_LOCAL_RANK},
+    {"process", required_argument, NULL, OPT_PROCESS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* A count for --local-rank or --process: decimal digits, below 2^31.
+ * Returns 0 with *out set, or -1 after the usage error. */
+static int mg_option_count(enum mg_command cmd, const char *option, const char *value, int *out)
+{
+    long v = 0;
+    const char *p = value;
+
+    for (; *p >= '0' && *p <= '9' && v <= 0x7fffffffL; p++)
+        v = v * 10 + (*p - '0');
+    if (*value && !*p && v <= 0x7fffffffL) {
+        *out = (int)v;
+        return 0;
+    }
+    mg_usage_error(cmd, "%s must be a number (decimal digits), not '%s'", option, value);
+    return -1;
+}
 
 /* One option of argv (argv[0] is the command's name) into *o. Returns -1
  * to go on, or the exit code: 0 after --help, 2 after a usage error. */
@@ -183,7 +228,22 @@ static int mg_parse_option(enum mg_command cmd, int ch, char **argv, struct mg_o
     case OPT_PRINT_OUTPUTS: o->print_outputs = 1; break;
     case OPT_SVG: o->svg_path = optarg; break;
     case OPT_EXPORT: o->export_path = optarg; break;
+    case OPT_HOST: o->env_host = optarg; break;
+    case OPT_LOCAL_RANK:
+        if (mg_option_count(cmd, "--local-rank", optarg, &o->env_local_rank) != 0)
+            return MG_EXIT_USAGE;
+        break;
+    case OPT_PROCESS:
+        if (mg_option_count(cmd, "--process", optarg, &o->env_process) != 0)
+            return MG_EXIT_USAGE;
+        break;
     case OPT_FORMAT:
+        if (cmd == MG_CMD_ENV) {
+            if (mg_option_word(cmd, "--format", &mg_env_format_words, optarg, &value) != 0)
+                return MG_EXIT_USAGE;
+            o->env_format = (enum mg_env_format)value;
+            break;
+        }
         if (mg_option_word(cmd, "--format", &mg_format_words, optarg, &value) != 0)
             return MG_EXIT_USAGE;
         o->format = (enum mg_diag_format)value;
@@ -229,6 +289,13 @@ static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_fi
         return mg_usage_error(cmd, "%s needs --mesh", "--axes");
     if (o->export_path && cmd != MG_CMD_INVENTORY)
         return mg_usage_error(cmd, "%s is an option of 'inventory' only", "--export");
+    if ((o->env_host || o->env_local_rank >= 0 || o->env_process >= 0) && cmd != MG_CMD_ENV)
+        return mg_usage_error(cmd, "%s is an option of 'env' only",
+                              o->env_host              ? "--host"
+                              : o->env_local_rank >= 0 ? "--local-rank"
+                                                       : "--process");
+    if (o->env_local_rank >= 0 && o->env_process >= 0)
+        return mg_usage_error(cmd, "give %s or %s, not both", "--local-rank", "--process");
     if (cmd == MG_CMD_INVENTORY) {
         if (n_files > 0 || o->mesh)
             return mg_usage_error(cmd, "'inventory' takes no file or --mesh; use %s",

@@ -18,7 +18,9 @@
 
 #include <string.h>
 
-/* Device ids: the devices of the kind, host by host in inventory order. */
+/* Device ids: the devices of the kind, host by host in inventory order,
+ * which is process order (process k is the k-th host with devices in the
+ * mesh), as JAX's device ids follow process_index. */
 static void mg_plan_devices(struct mg_arena *a, struct mg_plan *p)
 {
     const struct mg_inventory *inv = p->inv;
@@ -55,10 +57,13 @@ static int mg_granule_devices(const struct mg_plan *p, int g, int *k, int *dst)
     for (; *k < inv->n_hosts && p->host_granule[p->granule_hosts[*k]] == g; (*k)++) {
         int h = p->granule_hosts[*k];
         int nd = inv->topologies[inv->hosts[h].topology].n[p->kind];
-        for (j = 0; j < nd && n < per; j++)
+        /* `devices: N` uses device ids 0..N-1: a prefix of each host's. */
+        int used = p->n_mesh - p->host_first[h];
+        used = used < 0 ? 0 : used > nd ? nd : used;
+        for (j = 0; j < used; j++)
             dst[n++] = p->host_first[h] + j;
         n_hosts++;
-        topo = nd == per ? inv->hosts[h].topology : -1;
+        topo = used == nd && nd == per ? inv->hosts[h].topology : -1;
     }
     return n_hosts == 1 ? topo : -1;
 }

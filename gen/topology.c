@@ -15,6 +15,7 @@
  * of inventory files (inventory.c builds inventories and calls this file,
  * never the reverse), mesh specs, plans or emitted C.
  */
+#include "diag.h"
 #include "io.h"
 #include "mesh_math.h"
 
@@ -257,6 +258,44 @@ static void mg_devinfo_from(struct mg_arena *a, const struct meshgen__device *de
     v->cpuset = mg_cpulist(a, dev->cpuset);
 }
 
+/* A UUID as a runtime's visible-devices list can take it: NVML's GPU-... or
+ * MIG-... (letters, digits, '-' and '/' after the prefix) or RSMI's unique
+ * id (1 to 16 hex digits). Anything else, a ',' above all, would add or
+ * split an entry of CUDA_VISIBLE_DEVICES. */
+static int mg_uuid_valid(const char *u)
+{
+    size_t n = strlen(u), i;
+    int hex = n > 0 && n <= 16;
+
+    for (i = 0; i < n; i++)
+        hex &= (u[i] >= '0' && u[i] <= '9') || (u[i] >= 'a' && u[i] <= 'f') ||
+               (u[i] >= 'A' && u[i] <= 'F');
+    if (hex)
+        return 1;
+    if (n <= 4 || n > 128 || (strncmp(u, "GPU-", 4) != 0 && strncmp(u, "MIG-", 4) != 0))
+        return 0;
+    for (i = 4; i < n; i++)
+        if (!((u[i] >= '0' && u[i] <= '9') || (u[i] >= 'a' && u[i] <= 'z') ||
+              (u[i] >= 'A' && u[i] <= 'Z') || u[i] == '-' || u[i] == '/'))
+            return 0;
+    return 1;
+}
+
+/* A GPU's UUID as read from the XML, left out with a warning when no
+ * runtime would take it. */
+static void mg_check_uuid(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
+                          const char *label, int i, struct mg_devinfo *v)
+{
+    if (!v->uuid[0] || mg_uuid_valid(v->uuid))
+        return;
+    mg_warning(d, MG_CHK_INVENTORY_UUID, at,
+               "inventory '%s': GPU %d (%s) has the UUID %s, which is not one a runtime takes "
+               "(GPU-... or MIG-... of letters, digits, '-' and '/', or up to 16 hex digits); "
+               "it is left out and the GPU is named by its index",
+               label, i, v->pci, mg_show(a, v->uuid));
+    v->uuid = "";
+}
+
 static void mg_extract_gpus(struct mg_arena *a, struct mg_arena *tmp, struct mg_diags *d,
                             struct mg_mark at, hwloc_topology_t topo, struct mg_topology *t)
 {
@@ -274,6 +313,7 @@ static void mg_extract_gpus(struct mg_arena *a, struct mg_arena *tmp, struct mg_
 
         meshgen__gpu_device(topo, &g[i], &dev);
         mg_devinfo_from(a, &dev, &t->devs[MG_KIND_GPU][i]);
+        mg_check_uuid(a, d, at, t->label, i, &t->devs[MG_KIND_GPU][i]);
         anchors[i] = dev.anchor;
     }
     t->closeness[MG_KIND_GPU] = mg_closeness_alloc(a, d, at, t->label, MG_KIND_GPU, n);
@@ -360,6 +400,21 @@ static void mg_extract(struct mg_arena *a, struct mg_diags *d, struct mg_mark at
             mg_extract_cpu_kind(a, &tmp, d, at, topo, k, t);
     mg_arena_free(&tmp);
     mg_topology_digest(t);
+}
+
+int mg_topology_make_template(struct mg_topology *t)
+{
+    int k, i, cleared = 0;
+
+    for (k = 0; k < MG_N_KINDS; k++)
+        for (i = 0; i < t->n[k]; i++)
+            if (t->devs[k][i].uuid && t->devs[k][i].uuid[0]) {
+                t->devs[k][i].uuid = "";
+                cleared++;
+            }
+    if (cleared)
+        mg_topology_digest(t);
+    return cleared;
 }
 
 /* ---- sources ---------------------------------------------------------------- */

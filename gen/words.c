@@ -93,11 +93,17 @@ const struct mg_words mg_color_by_words = {mg_color_bys, MG_COUNT(mg_color_bys)}
 static const struct mg_word mg_commands[] = {
     [MG_CMD_VALIDATE] = {"validate", NULL},   [MG_CMD_GENERATE] = {"generate", NULL},
     [MG_CMD_RESOLVE] = {"resolve", NULL},     [MG_CMD_SHOW] = {"show", NULL},
-    [MG_CMD_INVENTORY] = {"inventory", NULL},
+    [MG_CMD_INVENTORY] = {"inventory", NULL}, [MG_CMD_ENV] = {"env", NULL},
 };
 _Static_assert(sizeof mg_commands / sizeof mg_commands[0] == MG_N_COMMANDS,
                "a word for every command");
 const struct mg_words mg_command_words = {mg_commands, MG_COUNT(mg_commands)};
+
+static const struct mg_word mg_env_formats[] = {
+    [MG_ENV_SH] = {"sh", NULL},
+    [MG_ENV_JSON] = {"json", NULL},
+};
+const struct mg_words mg_env_format_words = {mg_env_formats, MG_COUNT(mg_env_formats)};
 
 const char *mg_word(const struct mg_words *words, int value)
 {

@@ -1416,8 +1416,16 @@ static int uuid_accepted(int var, const char *uuid)
     size_t n = strlen(uuid), i;
     int nonzero = 0;
 
-    if (var == MESHGEN_ENV_CUDA_VISIBLE_DEVICES)
-        return n > 4 && (strncmp(uuid, "GPU-", 4) == 0 || strncmp(uuid, "MIG-", 4) == 0);
+    if (var == MESHGEN_ENV_CUDA_VISIBLE_DEVICES) {
+        /* Letters, digits, '-' and '/' only: a ',' would add an entry. */
+        if (n <= 4 || (strncmp(uuid, "GPU-", 4) != 0 && strncmp(uuid, "MIG-", 4) != 0))
+            return 0;
+        for (i = 4; i < n; i++)
+            if (!is_hex(uuid[i]) && !(uuid[i] >= 'g' && uuid[i] <= 'z') &&
+                !(uuid[i] >= 'G' && uuid[i] <= 'Z') && uuid[i] != '-' && uuid[i] != '/')
+                return 0;
+        return 1;
+    }
     if (n == 0 || n > 16)
         return 0;
     for (i = 0; i < n; i++) {

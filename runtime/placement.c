@@ -267,19 +267,27 @@ static int compare_device(const struct meshgen_mesh *mesh, int h, int local,
     {
         const struct {
             const char *what, *want, *got;
-            int quoted; /* free text, which may hold spaces */
+            int quoted;   /* free text, which may hold spaces */
+            int optional; /* "" expected: the tables do not know it, nothing to compare */
         } fields[] = {
-            {"OS index", want_os, got.os_index, 0},  {"PCI bus id", want->pci, dev->pci, 0},
-            {"vendor", want->vendor, got.vendor, 1}, {"model", want->model, got.model, 1},
-            {"UUID", want->uuid, got.uuid, 0},       {"NUMA node", want_numa, got.numa, 0},
-            {"cpuset", want->cpuset, got.cpuset, 0},
+            {"OS index", want_os, got.os_index, 0, 0},
+            {"PCI bus id", want->pci, dev->pci, 0, 0},
+            {"vendor", want->vendor, got.vendor, 1, 0},
+            {"model", want->model, got.model, 1, 0},
+            /* A host whose topology file is a template shared by several
+             * hosts has no UUIDs in the tables (docs/reference.md,
+             * "Per-host identity"). */
+            {"UUID", want->uuid, got.uuid, 0, 1},
+            {"NUMA node", want_numa, got.numa, 0, 0},
+            {"cpuset", want->cpuset, got.cpuset, 0, 0},
         };
 
         rc = MESHGEN_OK;
         for (i = 0; i < (int)(sizeof fields / sizeof fields[0]); i++) {
             const char *q = fields[i].quoted ? "'" : "";
 
-            if (strcmp(fields[i].want, fields[i].got) == 0)
+            if (strcmp(fields[i].want, fields[i].got) == 0 ||
+                (fields[i].optional && fields[i].want[0] == '\0'))
                 continue;
             if (mesh->n_hosts > 1)
                 snprintf(where, sizeof where, "host %s, device %d (local %d)", host->name,

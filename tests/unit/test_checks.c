@@ -44,7 +44,8 @@ static void test_entries(void **state)
         assert_string_equal(mg_check_name((enum mg_check_id)i), c->name);
         assert_int_equal(mg_check_find(c->name), i);
         assert_true(c->phase >= MG_PHASE_LOAD && c->phase <= MG_PHASE_PLAN);
-        assert_true(c->severity == MG_SEV_ERROR || c->severity == MG_SEV_WARNING);
+        assert_true(c->severity == MG_SEV_ERROR || c->severity == MG_SEV_WARNING ||
+                    c->severity == MG_SEV_NOTE);
         assert_true(strlen(c->doc) > 10 && strchr(c->doc, '\n') == NULL);
         assert_true(c->n_prereqs >= 0 && c->n_prereqs <= MG_CHECK_MAX_PREREQS);
         for (j = 0; j < i; j++)

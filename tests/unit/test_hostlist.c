@@ -153,6 +153,10 @@ static void test_several_groups(void **state)
     expect_names(f, "rack[1-2]-gpu[01-02].dc_1", "rack1-gpu01.dc_1", "rack1-gpu02.dc_1",
                  "rack2-gpu01.dc_1", "rack2-gpu02.dc_1");
     expect_names(f, "x[1,3][5-6][0]", "x150", "x160", "x350", "x360");
+    /* Written order, never sorted: it is the rank order of the processes
+     * (docs/reference.md, "Process order"). */
+    expect_names(f, "n[10,2,1]", "n10", "n2", "n1");
+    expect_names(f, "gpu9,gpu[12,11],gpu1", "gpu9", "gpu12", "gpu11", "gpu1");
 }
 
 static void test_large(void **state)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -538,6 +539,155 @@ static void test_topology_named_yaml(void **state)
     assert_int_equal(inv->topologies[0].n[MG_KIND_GPU], 16);
 }
 
+/* ---- per-host identity (issue 14 §2) ----------------------------------------------- */
+
+static const struct mg_diag *find_check(const struct mg_diags *d, const char *check)
+{
+    int i;
+    for (i = 0; i < d->n; i++)
+        if (strcmp(d->items[i].check, check) == 0)
+            return &d->items[i];
+    return NULL;
+}
+
+/* `topology: snap/{host}.xml`: each host its own snapshot, so each keeps
+ * its own UUIDs; hosts in the hostlist's written order. */
+static void test_per_host_snapshots(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_inventory *inv = load(f, INV_DATA "/per-host.yaml");
+    const struct mg_devinfo *g0, *g1;
+
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_null(find_check(&f->diags, "inventory-uuid"));
+    assert_int_equal(inv->n_hosts, 2);
+    assert_string_equal(inv->hosts[0].name, "gpu2");
+    assert_string_equal(inv->hosts[1].name, "gpu1");
+    assert_int_equal(inv->n_topologies, 2);
+    assert_int_not_equal(inv->hosts[0].topology, inv->hosts[1].topology);
+    g0 = inv->topologies[inv->hosts[0].topology].devs[MG_KIND_GPU];
+    g1 = inv->topologies[inv->hosts[1].topology].devs[MG_KIND_GPU];
+    assert_string_equal(g0[0].uuid, "GPU-11111111-2222-3333-4444-000000000003");
+    assert_string_equal(g1[1].uuid, "GPU-11111111-2222-3333-4444-000000000002");
+    assert_string_equal(inv->topologies[inv->hosts[0].topology].label, "snap/gpu2.xml");
+    assert_int_equal(inv->n_files, 3);
+}
+
+/* One host's snapshot named by two hosts is a template: no UUIDs (and a
+ * digest without them), one warning; a single host keeps them. */
+static void test_template_drops_uuids(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_inventory *inv = load(f, INV_DATA "/template.yaml"), *own;
+    const struct mg_diag *g;
+    int i;
+
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_int_equal(inv->n_topologies, 1);
+    for (i = 0; i < 2; i++)
+        assert_string_equal(inv->topologies[0].devs[MG_KIND_GPU][i].uuid, "");
+    assert_null(find_check(&f->diags, "inventory-uuid"));
+    g = find_check(&f->diags, "inventory-template");
+    assert_non_null(g);
+    assert_int_equal(g->severity, MG_SEV_NOTE);
+    assert_int_equal(g->at.line, 6);
+    expect_message(g, "shared by 2 hosts");
+    expect_message(g, "its 2 GPU UUIDs");
+
+    own = load(f, INV_DATA "/snap/gpu1.xml");
+    assert_non_null(own);
+    assert_string_equal(own->topologies[0].devs[MG_KIND_GPU][0].uuid,
+                        "GPU-11111111-2222-3333-4444-000000000001");
+    assert_string_not_equal(own->topologies[0].digest, inv->topologies[0].digest);
+
+    /* The 64-host kind of template: the DGX-2 export shared by two hosts. */
+    inv = load(f, INV_DATA "/two-dgx.yaml");
+    assert_non_null(inv);
+    for (i = 0; i < 16; i++)
+        assert_string_equal(inv->topologies[0].devs[MG_KIND_GPU][i].uuid, "");
+}
+
+/* A missing snapshot: one error for the group, naming the first host
+ * without one and its path. */
+static void test_missing_snapshot(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_diag *g;
+
+    assert_null(load(f, INV_DATA "/errors/missing-snapshot.yaml"));
+    g = expect_diag(&f->diags, "inventory-load", 4, 15);
+    expect_message(g, "host 'gpu3' has no snapshot at '../snap/gpu3.xml'");
+    expect_message(g, "from '../snap/{host}.xml'; 2 of the group's 4 hosts");
+    assert_int_equal(f->diags.n_errors, 1);
+}
+
+/* A UUID that is not one a runtime takes is left out with a warning, never
+ * carried into a list. */
+static void test_bad_uuid(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_inventory *inv = load(f, MESHGEN_TEST_DATA "/topo/bad-uuid.xml");
+    const struct mg_diag *g;
+
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_string_equal(inv->topologies[0].devs[MG_KIND_GPU][0].uuid, "");
+    assert_string_equal(inv->topologies[0].devs[MG_KIND_GPU][1].uuid,
+                        "GPU-11111111-2222-3333-4444-000000000005");
+    g = find_check(&f->diags, "inventory-uuid");
+    assert_non_null(g);
+    expect_message(g, "'GPU-aaaa,1'");
+}
+
+/* Many hosts, each its own snapshot file: the topology table grows past
+ * the one-per-group it starts with. */
+static void test_many_snapshots(void **state)
+{
+    struct fx *f = *state;
+    const struct mg_inventory *inv;
+    char path[160], xml[1 << 14];
+    size_t n;
+    FILE *in;
+    int i;
+
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts:\n  - names: h[1-40]\n"
+                             "    topology: s/{host}.xml\n"));
+    snprintf(path, sizeof path, "%s/s", f->dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    in = fopen(INV_DATA "/snap/gpu1.xml", "rb");
+    assert_non_null(in);
+    n = fread(xml, 1, sizeof xml, in);
+    fclose(in);
+    for (i = 1; i <= 40; i++) {
+        FILE *out;
+        snprintf(path, sizeof path, "%s/s/h%d.xml", f->dir, i);
+        out = fopen(path, "wb");
+        assert_non_null(out);
+        assert_int_equal(fwrite(xml, 1, n, out), n);
+        assert_int_equal(fclose(out), 0);
+    }
+    mg_diags_init(&f->diags, &f->arena);
+    inv = load_text(f, "meshgen-inventory: 1\nhosts:\n  - names: h[1-40]\n"
+                       "    topology: s/{host}.xml\n");
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_int_equal(inv->n_topologies, 40);
+    assert_int_equal(inv->n_files, 41);
+    for (i = 0; i < 40; i++) {
+        assert_int_equal(inv->hosts[i].topology, i);
+        assert_string_equal(inv->topologies[i].devs[MG_KIND_GPU][0].uuid,
+                            "GPU-11111111-2222-3333-4444-000000000001");
+    }
+    for (i = 1; i <= 40; i++) {
+        snprintf(path, sizeof path, "%s/s/h%d.xml", f->dir, i);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/s", f->dir);
+    rmdir(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -562,6 +712,11 @@ int main(void)
         T(test_not_an_inventory),
         T(test_host_count),
         T(test_topology_named_yaml),
+        T(test_per_host_snapshots),
+        T(test_template_drops_uuids),
+        T(test_missing_snapshot),
+        T(test_bad_uuid),
+        T(test_many_snapshots),
         T(test_tpu_groups),
         T(test_tpu_errors),
 #undef T

@@ -429,7 +429,10 @@ static void test_verify_uuid_and_report_cap(void **state)
 
     (void)state;
     power8_init(&s);
+    /* No UUID in the tables (a template's): nothing to compare. */
     s.devices[3].uuid = "";
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, NULL, 0), MESHGEN_OK);
+    s.devices[3].uuid = "GPU-00000000-0000-0000-0000-000000000000";
     memset(report, 'x', sizeof report);
     assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
                      MESHGEN_ERR_MISMATCH);
@@ -702,6 +705,14 @@ static void test_env_cuda_uuid_and_index(void **state)
     s.devices[0].uuid = "MIG-0c1dd3e2-0a45-5b1d-8a2d-4e8f6e8d1a11";
     assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES),
                         "MIG-0c1dd3e2-0a45-5b1d-8a2d-4e8f6e8d1a11");
+    /* A UUID that would add an entry to the list (or break a shell word)
+     * is not taken: the index instead, never "GPU-aaaa,1". */
+    s.devices[0].uuid = "GPU-aaaa,1";
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "0");
+    s.devices[0].uuid = "GPU-aa aa";
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "0");
+    s.devices[0].uuid = "MIG-GPU-77bf6b9a/1/0";
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "MIG-GPU-77bf6b9a/1/0");
 }
 
 static void test_env_rocr_uuid(void **state)

@@ -135,6 +135,7 @@ static void assert_mesh(const struct mg_plan *p, const int *want, int n)
 }
 
 static const char *const ab[] = {"a", "b"};
+static const char *const abc[] = {"a", "b", "c"};
 
 /* Reference case (create_hybrid_device_mesh): 2 hosts x 4 devices, ici
  * (2,2), dcn (2,1) -> [[0,1],[2,3],[4,5],[6,7]]. */
@@ -309,12 +310,13 @@ static void test_granules_heterogeneous(void **state)
     assert_int_equal(f->diags.items[0].at.line, 102);
 }
 
-/* Slices group hosts; granules sort naturally by key (n2 before n10). */
-static void test_slices_and_natural_order(void **state)
+/* Slices group hosts; granules follow process order, the order of each
+ * slice's first host, never their names (JAX keys them by slice_index). */
+static void test_slices_in_process_order(void **state)
 {
     struct fixture *f = *state;
     const int64_t shape[] = {2, 4}, dcn[] = {2, 1};
-    const int want[] = {4, 5, 6, 7, 0, 1, 2, 3};
+    const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
     struct mg_plan *p;
     hosts(f, 4, 2, NULL);
     f->inv.hosts[0].slice = "rack10";
@@ -325,14 +327,102 @@ static void test_slices_and_natural_order(void **state)
     axes(f, 2, ab, shape, dcn);
     p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
     assert_mesh(p, want, 8);
-    assert_int_equal(p->host_granule[0], 1);
-    assert_int_equal(p->host_granule[2], 0);
+    assert_int_equal(p->host_granule[0], 0);
+    assert_int_equal(p->host_granule[2], 1);
 
-    /* Without sorting, the inventory's order decides. */
+    /* JAX's should_sort_granules_by_key: sorted by key or not, the key is
+     * the first process, so the order is the same. */
     f->spec.sort_granules = 0;
     p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 8);
+}
+
+/* Interleaved slices: a slice's devices are its hosts' in process order,
+ * and slices are ordered by their first process. */
+static void test_slices_interleaved(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 4}, dcn[] = {2, 1};
+    const int want[] = {0, 1, 4, 5, 2, 3, 6, 7};
+    struct mg_plan *p;
+    hosts(f, 4, 2, NULL);
+    f->inv.hosts[0].slice = "b";
+    f->inv.hosts[1].slice = "a";
+    f->inv.hosts[2].slice = "b";
+    f->inv.hosts[3].slice = "a";
+    f->spec.granule = MG_GRANULE_SLICE;
+    axes(f, 2, ab, shape, dcn);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 8);
+    assert_string_equal(p->granules[0].key, "b");
+}
+
+/* Reference case (issue 14): hosts n10, n2, n1 with 2 devices each, (3,2)
+ * with dcn (3,1) gives [0..5], as create_hybrid_device_mesh does: host
+ * granule k is process k, whatever the names. */
+static void test_process_order_not_names(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {3, 2}, dcn[] = {3, 1};
+    const int want[] = {0, 1, 2, 3, 4, 5};
+    struct mg_plan *p;
+    int k;
+    hosts(f, 3, 2, NULL);
+    f->inv.hosts[0].name = "n10";
+    f->inv.hosts[1].name = "n2";
+    f->inv.hosts[2].name = "n1";
+    axes(f, 2, ab, shape, dcn);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 6);
+    for (k = 0; k < 3; k++) {
+        assert_int_equal(p->host_granule[k], k);
+        assert_int_equal(p->processes[k].host, k);
+    }
+}
+
+/* Slices without `dcn`: eformer's multi-slice rule puts every slice on the
+ * first axis the slice count divides; with none, an error that names the
+ * shape, never a placeholder count. */
+static void test_dcn_infer_slices(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {3, 4, 2}, bad[] = {2, 2};
+    struct mg_plan *p;
+    int i;
+    hosts(f, 6, 4, NULL);
+    for (i = 0; i < 6; i++)
+        f->inv.hosts[i].slice = i < 3 ? "s0" : "s1";
+    f->spec.granule = MG_GRANULE_SLICE;
+    axes(f, 3, abc, shape, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
     assert_non_null(p);
-    assert_int_equal(p->mesh[0], 0);
+    assert_int_equal(p->dcn[0], 1);
+    assert_int_equal(p->dcn[1], 2);
+    assert_int_equal(p->ici[1], 2);
+    assert_int_equal(p->dcn[2], 1);
+
+    hosts(f, 4, 1, NULL);
+    for (i = 0; i < 4; i++)
+        f->inv.hosts[i].slice = mg_printf(&f->arena, "s%d", i);
+    axes(f, 2, ab, bad, NULL);
+    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
+    assert_true(has_error(f, "dcn-infer"));
+    assert_null(strstr(f->diags.items[0].message, "-1"));
+    assert_non_null(strstr(f->diags.items[0].message, "over 4 slices"));
+}
+
+/* The host walk's error says which axis did not split, never "-1
+ * devices". */
+static void test_dcn_infer_message(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {5, 2};
+    hosts(f, 2, 5, NULL);
+    axes(f, 2, ab, shape, NULL);
+    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
+    assert_true(has_error(f, "dcn-infer"));
+    assert_null(strstr(f->diags.items[0].message, "-1"));
+    assert_non_null(strstr(f->diags.items[0].message, "axis 'a' (size 5)"));
 }
 
 /* devices: N takes the first N devices; whole granules or part of one. */
@@ -515,7 +605,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mpmd_process_in_two_stages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mpmd_stage_per_host, setup, teardown),
         cmocka_unit_test_setup_teardown(test_granules_heterogeneous, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slices_and_natural_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slices_in_process_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slices_interleaved, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_process_order_not_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dcn_infer_slices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dcn_infer_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_devices_subset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_processes_per_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_keeps_tp_in_socket, setup, teardown),

@@ -25,9 +25,9 @@
 #define REFERENCE MESHGEN_TEST_DATA "/../../docs/reference.md"
 
 static const struct mg_words *const tables[] = {
-    &mg_kind_words,    &mg_axis_type_words,  &mg_order_words,    &mg_process_words,
-    &mg_granule_words, &mg_severity_words,   &mg_format_words,   &mg_when_words,
-    &mg_command_words, &mg_tpu_method_words, &mg_color_by_words,
+    &mg_kind_words,    &mg_axis_type_words,  &mg_order_words,      &mg_process_words,
+    &mg_granule_words, &mg_severity_words,   &mg_format_words,     &mg_when_words,
+    &mg_command_words, &mg_env_format_words, &mg_tpu_method_words, &mg_color_by_words,
 };
 
 static void test_lookup_both_ways(void **state)

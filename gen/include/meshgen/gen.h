@@ -193,6 +193,7 @@ enum mg_command {
     MG_CMD_RESOLVE,
     MG_CMD_SHOW,
     MG_CMD_INVENTORY,
+    MG_CMD_ENV,
     MG_N_COMMANDS
 };
 
@@ -219,6 +220,7 @@ extern const struct mg_words mg_format_words;     /* enum mg_diag_format */
 extern const struct mg_words mg_when_words;       /* enum mg_when */
 extern const struct mg_words mg_color_by_words;   /* enum mg_color_by */
 extern const struct mg_words mg_command_words;    /* enum mg_command */
+extern const struct mg_words mg_env_format_words; /* enum mg_env_format */
 
 /* The word of a value; "unknown" outside the table. */
 const char *mg_word(const struct mg_words *words, int value);
@@ -328,6 +330,9 @@ struct mg_spec {
     struct mg_mark devices_at;
     int granule;     /* enum mg_granule */
     int has_granule; /* `granule` given (else slice for tpu, host otherwise) */
+    /* JAX's should_sort_granules_by_key. Host and slice granules are keyed
+     * by their first process, so sorted and first-seen order are both
+     * process order there (TPU slices: docs/tpu.md). */
     int sort_granules;
     /* create_device_mesh's options (order: torus only). */
     int allow_split_physical_axes;
@@ -421,7 +426,8 @@ struct mg_plan_sharding {
 struct mg_granule_info {
     const char *key; /* host name or slice name */
     int n_hosts;
-    int n_devices;
+    int n_devices; /* of the kind */
+    int n_used;    /* of those, the ones the mesh uses (`devices: N` takes a prefix) */
 };
 
 /*
@@ -454,7 +460,7 @@ struct mg_plan {
     int n_devices;                    /* all devices of the kind, inventory order */
     int n_mesh;                       /* devices the mesh uses: the product of sizes */
     int n_granules_all;               /* granules of the inventory */
-    struct mg_granule_info *granules; /* all of them, in DCN order */
+    struct mg_granule_info *granules; /* all of them, in process order (DCN order) */
     int *host_granule;                /* host -> granule index */
     int *granule_hosts;               /* host indices, granule-major */
     int n_granules;                   /* granules the mesh uses */
@@ -484,6 +490,36 @@ struct mg_plan {
 /* Per-axis group tables are built by default only up to this many
  * entries (devices x axes); --groups=always lifts it. */
 #define MG_GROUPS_AUTO_LIMIT 65536
+
+/* ---- the environment of one process (`meshgen env`) ------------------------- */
+
+/* How `meshgen env` prints: sh export lines or one JSON object. */
+enum mg_env_format { MG_ENV_SH, MG_ENV_JSON };
+
+/* Which process to answer for: what the command line gives, the rest read
+ * through get (the launcher's variables: the process's environment). */
+struct mg_env_query {
+    const char *host; /* --host: this machine's name; NULL: read it */
+    int local_rank;   /* --local-rank; -1: read the launcher's */
+    int process;      /* --process; -1: find it */
+    meshgen_lookup_fn get;
+    void *ctx;
+};
+
+#define MG_ENV_MAX_VARS 8
+
+/* The answer: the process, its devices and the variables to export, in
+ * the order they are printed. */
+struct mg_env {
+    int process, n_processes;
+    int host;
+    const char *host_name;
+    int first, count;   /* its devices: devices[first .. first + count - 1] */
+    const int *devices; /* the model's process_devices */
+    int n_vars;
+    const char *names[MG_ENV_MAX_VARS];
+    const char *values[MG_ENV_MAX_VARS];
+};
 
 /* ---- the stages, each in its own file -------------------------------------- */
 
@@ -531,6 +567,12 @@ enum mg_source mg_source_kind(const char *source);
 int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
                      struct mg_mark at, struct mg_topology *t, const char **host_name);
 /*
+ * Turns a topology that several hosts share into a template: the fields
+ * that belong to the one machine it was exported from (GPU UUIDs) are
+ * cleared and the digest recomputed. Returns how many were cleared.
+ */
+int mg_topology_make_template(struct mg_topology *t);
+/*
  * An hwloc XML snapshot of one topology source ("live", "synthetic:..." or an
  * XML path; not an inventory file, which has many hosts) that loads back into
  * the same inventory: its HostName is the host name the source gives (added
@@ -575,9 +617,20 @@ void mg_emit_json(struct mg_buf *out, const struct mg_plan *plan);
  * color. */
 void mg_emit_grid(struct mg_buf *out, const struct mg_plan *plan, int color, enum mg_color_by by);
 /* emit_svg.c: the same grid as an SVG picture, coloured by `by`, with a
- * title, axis labels and a legend; past 64 rows or columns in blocks of
- * positions rather than one square a device. */
+ * title, axis labels and a legend; past 4096 positions in at most 64 x 64
+ * blocks of positions rather than one square a device. */
 void mg_emit_svg(struct mg_buf *out, const struct mg_plan *plan, enum mg_color_by by);
+/* env.c: which process the query names, found by the runtime's own rules
+ * (meshgen_process_from_vars over the model as runtime tables), and the
+ * variables that place it: the visible-devices variable that fits its
+ * GPUs' vendor, OMP_PLACES and OMP_PROC_BIND, MESHGEN_PROCESS and
+ * MESHGEN_PROCESS_COUNT. Errors ("env-process") at `at`. Returns 0, or -1
+ * after reporting. */
+int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan *p,
+                   const struct mg_env_query *q, struct mg_mark at, struct mg_env *e);
+/* emit_env.c: the variables as sh export lines (values single-quoted) or
+ * as JSON. */
+void mg_emit_env(struct mg_buf *out, const struct mg_env *e, enum mg_env_format fmt);
 /* emit_inventory.c: the listing of `meshgen inventory`. */
 void mg_emit_inventory(struct mg_buf *out, const struct mg_inventory *inv);
 /* emit_dep.c: a Make rule: every target depends on every prerequisite. */
@@ -619,15 +672,19 @@ int mg_write_changed(int n, const char *const *paths, const char *const *data, c
 enum { MG_EXIT_OK = 0, MG_EXIT_INPUT = 1, MG_EXIT_USAGE = 2 };
 
 struct mg_opts {
-    const char *inventory;   /* --inventory: overrides the spec's */
-    const char *mesh;        /* --mesh: instead of a spec file */
-    const char *axes;        /* --axes: names for a positional --mesh */
-    const char *name;        /* --name: overrides the spec's name */
-    const char *out_dir;     /* generate -o */
-    const char *depfile;     /* generate --depfile */
-    int print_outputs;       /* generate --print-outputs: name the files, write none */
-    const char *export_path; /* inventory --export */
-    const char *svg_path;    /* show --svg */
+    const char *inventory;         /* --inventory: overrides the spec's */
+    const char *mesh;              /* --mesh: instead of a spec file */
+    const char *axes;              /* --axes: names for a positional --mesh */
+    const char *name;              /* --name: overrides the spec's name */
+    const char *out_dir;           /* generate -o */
+    const char *depfile;           /* generate --depfile */
+    int print_outputs;             /* generate --print-outputs: name the files, write none */
+    const char *export_path;       /* inventory --export */
+    const char *svg_path;          /* show --svg */
+    const char *env_host;          /* env --host */
+    int env_local_rank;            /* env --local-rank; -1 when not given */
+    int env_process;               /* env --process; -1 when not given */
+    enum mg_env_format env_format; /* env --format */
     enum mg_diag_format format;
     enum mg_when color;
     enum mg_color_by color_by; /* show --color-by */

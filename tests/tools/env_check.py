@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""cli.env: `meshgen env` for a CUDA, a ROCm and a CPU mesh.
+
+Usage: env_check.py MESHGEN DATA_DIR
+
+Each case runs `meshgen env` with the launcher's variables of a real launch
+(srun, torchrun, mpirun) or the command line's --host/--local-rank/--process,
+in a clean environment, and checks the variables it prints. The sh output is
+also run through `sh -c 'eval "$(cat)"; ...'`, so what is checked is what a
+wrapper script gets.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILED = []
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        FAILED.append(name)
+        print("FAIL %s %s" % (name, detail))
+
+
+def env_run(meshgen, cwd, args, env=None, fmt="sh"):
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    base.update(env or {})
+    cmd = [meshgen, "env"] + args + (["--format", "json"] if fmt == "json" else [])
+    return subprocess.run(cmd, cwd=cwd, env=base, capture_output=True, text=True)
+
+
+def sh_values(text, names):
+    """The variables as sh sees them after eval."""
+    script = 'eval "$(cat)"; for v in %s; do printf "%%s=%%s\\n" "$v" "$(printenv "$v")"; done' % (
+        " ".join(names)
+    )
+    r = subprocess.run(["sh", "-c", script], input=text, capture_output=True, text=True)
+    return dict(line.split("=", 1) for line in r.stdout.splitlines())
+
+
+NAMES = [
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_ORDER",
+    "ROCR_VISIBLE_DEVICES",
+    "ZE_AFFINITY_MASK",
+    "OMP_PLACES",
+    "OMP_PROC_BIND",
+    "MESHGEN_PROCESS",
+    "MESHGEN_PROCESS_COUNT",
+]
+
+
+def expect(meshgen, cwd, name, args, want, env=None):
+    """Runs sh and JSON forms; want maps variable -> value ('' = unset)."""
+    r = env_run(meshgen, cwd, args, env)
+    check(name + ".exit", r.returncode == 0, r.stderr)
+    got = sh_values(r.stdout, NAMES)
+    for k, v in want.items():
+        check("%s.%s" % (name, k), got.get(k) == v, "got %r, want %r" % (got.get(k), v))
+    for k in NAMES:
+        if k not in want:
+            check("%s.%s-unset" % (name, k), got.get(k) == "", "got %r" % got.get(k))
+    j = env_run(meshgen, cwd, args, env, fmt="json")
+    check(name + ".json-exit", j.returncode == 0, j.stderr)
+    if j.returncode == 0:
+        doc = json.loads(j.stdout)
+        check(name + ".json-env", doc["env"] == {k: v for k, v in want.items()}, j.stdout)
+        check(
+            name + ".json-process",
+            str(doc["process"]) == want["MESHGEN_PROCESS"]
+            and str(doc["process_count"]) == want["MESHGEN_PROCESS_COUNT"],
+            j.stdout,
+        )
+    return r
+
+
+def expect_error(meshgen, cwd, name, args, part, env=None):
+    r = env_run(meshgen, cwd, args, env)
+    check(name + ".exit", r.returncode == 1, "exit %d" % r.returncode)
+    check(name + ".stdout", r.stdout == "", r.stdout)
+    check(name + ".message", part in r.stderr and "[env-process]" in r.stderr, r.stderr)
+
+
+def main():
+    meshgen, data = sys.argv[1], os.path.abspath(sys.argv[2])
+    uuid = "GPU-11111111-2222-3333-4444-00000000000%d"
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "cuda.yaml"), "w") as f:
+            f.write(
+                "meshgen: 1\nname: cuda\ninventory: %s/inventory/per-host.yaml\n"
+                "mesh:\n  axes: [dp, tp]\n  shape: [2, 2]\n  processes: device\n" % data
+            )
+        with open(os.path.join(tmp, "template.yaml"), "w") as f:
+            f.write(
+                "meshgen: 1\nname: tmpl\ninventory: %s/inventory/template.yaml\n"
+                "mesh:\n  axes: [dp, tp]\n  shape: [2, 2]\n" % data
+            )
+        cuda = {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "OMP_PLACES": "{0:2}", "OMP_PROC_BIND": "spread",
+                "MESHGEN_PROCESS_COUNT": "4"}
+        # CUDA, per-host snapshots (gpu2 is process 0 and 1, gpu1 2 and 3):
+        # srun's variables, then torchrun's under srun (the innermost wins).
+        expect(meshgen, tmp, "cuda.srun", ["cuda.yaml"],
+               dict(cuda, CUDA_VISIBLE_DEVICES=uuid % 2, MESHGEN_PROCESS="3"),
+               env={"SLURMD_NODENAME": "gpu1", "SLURM_LOCALID": "1", "SLURM_NTASKS": "4"})
+        expect(meshgen, tmp, "cuda.torchrun", ["cuda.yaml"],
+               dict(cuda, CUDA_VISIBLE_DEVICES=uuid % 3, MESHGEN_PROCESS="0"),
+               env={"MESHGEN_HOSTNAME": "gpu2.cluster.example", "SLURMD_NODENAME": "gpu1",
+                    "SLURM_LOCALID": "1", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "2",
+                    "WORLD_SIZE": "4"})
+        expect(meshgen, tmp, "cuda.mpirun", ["cuda.yaml"],
+               dict(cuda, CUDA_VISIBLE_DEVICES=uuid % 4, MESHGEN_PROCESS="1"),
+               env={"MESHGEN_HOSTNAME": "gpu2", "OMPI_COMM_WORLD_LOCAL_RANK": "1",
+                    "OMPI_COMM_WORLD_LOCAL_SIZE": "2", "OMPI_COMM_WORLD_SIZE": "4"})
+        expect(meshgen, tmp, "cuda.options", ["cuda.yaml", "--host", "gpu1", "--local-rank", "0"],
+               dict(cuda, CUDA_VISIBLE_DEVICES=uuid % 1, MESHGEN_PROCESS="2"),
+               env={"SLURM_NTASKS": "99"})
+        expect(meshgen, tmp, "cuda.process", ["cuda.yaml", "--process", "1"],
+               dict(cuda, CUDA_VISIBLE_DEVICES=uuid % 4, MESHGEN_PROCESS="1"))
+        # A template shared by two hosts: GPUs by index.
+        expect(meshgen, tmp, "cuda.template", ["template.yaml", "--host", "gpu2"],
+               dict(cuda, CUDA_VISIBLE_DEVICES="0,1", MESHGEN_PROCESS="1",
+                    MESHGEN_PROCESS_COUNT="2"))
+        expect_error(meshgen, tmp, "cuda.count", ["cuda.yaml"], "another number of processes",
+                     env={"SLURMD_NODENAME": "gpu1", "SLURM_LOCALID": "1", "SLURM_NTASKS": "8"})
+        expect_error(meshgen, tmp, "cuda.no_host", ["cuda.yaml", "--host", "gpu7"],
+                     "this machine is 'gpu7'")
+        expect_error(meshgen, tmp, "cuda.no_rank", ["cuda.yaml", "--host", "gpu1"],
+                     "--local-rank")
+        expect_error(meshgen, tmp, "cuda.mismatch", ["cuda.yaml", "--host", "gpu1", "--process",
+                                                     "0"], "runs on host 'gpu2'")
+
+        # ROCm: a Tioga node's MI250X GCDs, by RSMI unique id; one process
+        # per GCD, the second local rank.
+        tioga = ["--inventory", "%s/hwloc/eas-tioga.xml" % data, "--mesh", "dp:8",
+                 "--host", "tioga29"]
+        expect(meshgen, tmp, "rocm.host", tioga,
+               {"ROCR_VISIBLE_DEVICES": ",".join("GPU-" + u for u in [
+                   "4a7c19da329a2b8c", "4b2293c2b81539dc", "d5cfd2e3f280ffdd", "ffc79f350ee5ff7a",
+                   "e850aef0615db971", "b37f6c6d134d9698", "226d71390992870e", "7afa7c692a198e0f"]),
+                "OMP_PLACES": "{48:8,112:8},{56:8,120:8},{16:8,80:8},{24:8,88:8},"
+                              "{0:8,64:8},{8:8,72:8},{32:8,96:8},{40:8,104:8}",
+                "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"})
+        with open(os.path.join(tmp, "rocm.yaml"), "w") as f:
+            f.write("meshgen: 1\nname: rocm\ninventory: %s/hwloc/eas-tioga.xml\nmesh:\n"
+                    "  axes: [dp]\n  shape: [8]\n  processes: device\n" % data)
+        expect(meshgen, tmp, "rocm.device", ["rocm.yaml"],
+               {"ROCR_VISIBLE_DEVICES": "GPU-4b2293c2b81539dc", "OMP_PLACES": "{56:8,120:8}",
+                "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "1", "MESHGEN_PROCESS_COUNT": "8"},
+               env={"MESHGEN_HOSTNAME": "tioga29", "FLUX_TASK_LOCAL_ID": "1",
+                    "FLUX_JOB_SIZE": "8"})
+
+        # CPU: a synthetic machine's cores, one process per core; no GPU
+        # variable at all.
+        cpu = ["--inventory", "synthetic:pack:2 core:2 pu:2", "--mesh", "dp:4"]
+        with open(os.path.join(tmp, "cpu.yaml"), "w") as f:
+            f.write("meshgen: 1\nname: cpu\ninventory: \"synthetic:pack:2 core:2 pu:2\"\n"
+                    "mesh:\n  axes: [dp]\n  shape: [4]\n  processes: device\n")
+        expect(meshgen, tmp, "cpu.host", cpu,
+               {"OMP_PLACES": "{0:2},{2:2},{4:2},{6:2}", "OMP_PROC_BIND": "spread",
+                "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"})
+        expect(meshgen, tmp, "cpu.device", ["cpu.yaml"],
+               {"OMP_PLACES": "{4:2}", "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "2",
+                "MESHGEN_PROCESS_COUNT": "4"},
+               env={"PMI_SIZE": "4", "MPI_LOCALRANKID": "2", "MPI_LOCALNRANKS": "4"})
+    print("%d checks failed" % len(FAILED))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
