@@ -144,10 +144,15 @@ enum { MAX_MEMBERS = 1 << 16 };
 static const struct meshgen_mesh *mesh_ptr = &MESH;
 static int n_dev; /* positions in the mesh */
 static int n_axes;
-static int32_t *dev_of;      /* mesh order -> device id */
-static int32_t *coords_all;  /* n_axes coordinates of position i, i * n_axes on */
-static int32_t *table;       /* one group table: n_dev entries */
-static int32_t *check_table; /* the same, written by the other method */
+static int32_t *dev_of; /* mesh order -> device id */
+/* The hand-written loops read a table as a user's own code would: the
+ * mesh's, or where the generator left an identity table out (ABI 2), the
+ * same table built here. */
+static const int32_t *md_tab; /* flat index -> device id */
+static const int32_t *di_tab; /* device id -> flat index or -1 */
+static int32_t *coords_all;   /* n_axes coordinates of position i, i * n_axes on */
+static int32_t *table;        /* one group table: n_dev entries */
+static int32_t *check_table;  /* the same, written by the other method */
 static int32_t members[MAX_MEMBERS];
 static int32_t stride_of[MESHGEN_MAX_AXES];    /* product of the sizes of the later axes */
 static int32_t *group_first[MESHGEN_MAX_AXES]; /* per axis, the first device of each group */
@@ -175,7 +180,7 @@ static void op_read(const struct meshgen_mesh *m, const struct op *o)
     (void)o;
     HIDE(m);
     for (i = 0; i < n_dev; i++)
-        KEEP(m->mesh_devices[i]);
+        KEEP(md_tab[i]);
 }
 
 static void op_radix_at(const struct meshgen_mesh *m, const struct op *o)
@@ -188,7 +193,7 @@ static void op_radix_at(const struct meshgen_mesh *m, const struct op *o)
         int32_t flat = 0;
         for (a = 0; a < m->n_axes; a++)
             flat = flat * m->axes[a].size + c[a];
-        KEEP(m->mesh_devices[flat]);
+        KEEP(md_tab[flat]);
     }
 }
 
@@ -199,7 +204,7 @@ static void op_radix_of(const struct meshgen_mesh *m, const struct op *o)
     (void)o;
     HIDE(m);
     for (i = 0; i < n_dev; i++) {
-        int32_t f = m->device_index[dev_of[i]];
+        int32_t f = di_tab[dev_of[i]];
         for (a = m->n_axes - 1; a >= 0; a--) {
             c[a] = f % m->axes[a].size;
             f /= m->axes[a].size;
@@ -212,10 +217,10 @@ static void op_radix_of(const struct meshgen_mesh *m, const struct op *o)
  * strides from the group's first position. */
 static inline void stride_group(const struct meshgen_mesh *m, int a, int32_t device, int32_t *out)
 {
-    int32_t f = m->device_index[device], s = stride_of[a], n = m->axes[a].size, r;
+    int32_t f = di_tab[device], s = stride_of[a], n = m->axes[a].size, r;
     int32_t first = f - f / s % n * s;
     for (r = 0; r < n; r++)
-        out[r] = m->mesh_devices[first + r * s];
+        out[r] = md_tab[first + r * s];
 }
 
 static void op_stride_group(const struct meshgen_mesh *m, const struct op *o)
@@ -233,7 +238,7 @@ static void op_stride_group(const struct meshgen_mesh *m, const struct op *o)
 static inline void groups_loop(const struct meshgen_mesh *m, int a, int32_t *out)
 {
     int32_t s = stride_of[a], n = m->axes[a].size, outer = n_dev / (s * n), o, i, r;
-    const int32_t *md = m->mesh_devices;
+    const int32_t *md = md_tab;
     for (o = 0; o < outer; o++)
         for (i = 0; i < s; i++)
             for (r = 0; r < n; r++)
@@ -259,7 +264,7 @@ static inline void groups_by_hand(const struct meshgen_mesh *m, int a, int32_t *
     int32_t s = stride_of[a], n = m->axes[a].size;
     int i;
     for (i = 0; i < n_dev; i++) {
-        int32_t d = dev_of[i], f = m->device_index[d];
+        int32_t d = dev_of[i], f = di_tab[d];
         int32_t q = f / s, low = f % s;
         out[(q / n * s + low) * n + q % n] = d;
     }
@@ -552,8 +557,24 @@ static int prepare(const struct meshgen_mesh *m)
     check_table = malloc(n * sizeof *check_table);
     if (dev_of == NULL || coords_all == NULL || table == NULL || check_table == NULL)
         return -1;
+    md_tab = m->mesh_devices;
+    di_tab = m->device_index;
+    if (md_tab == NULL || di_tab == NULL) {
+        int32_t *md = malloc(n * sizeof *md);
+        int32_t *di = malloc((size_t)m->n_inventory_devices * sizeof *di);
+        if (md == NULL || di == NULL)
+            return -1;
+        for (i = 0; i < m->n_inventory_devices; i++)
+            di[i] = -1;
+        for (i = 0; i < n_dev; i++) {
+            md[i] = meshgen_mesh_device(m, i);
+            di[md[i]] = i;
+        }
+        md_tab = md;
+        di_tab = di;
+    }
     for (i = 0; i < n_dev; i++) {
-        dev_of[i] = m->mesh_devices[i];
+        dev_of[i] = md_tab[i];
         meshgen_coords_of(m, dev_of[i], &coords_all[(size_t)i * n_axes]);
     }
     stride_of[n_axes - 1] = 1;

@@ -21,10 +21,36 @@ void mg_buf_free(struct mg_buf *b)
     memset(b, 0, sizeof *b);
 }
 
+void mg_buf_stream(struct mg_buf *b, void (*sink)(void *ctx, const char *data, size_t len),
+                   void *ctx)
+{
+    b->sink = sink;
+    b->sink_ctx = ctx;
+}
+
+void mg_buf_flush(struct mg_buf *b)
+{
+    if (!b->sink || b->len == 0)
+        return;
+    b->sink(b->sink_ctx, b->data, b->len);
+    b->flushed += b->len;
+    b->len = 0;
+    b->data[0] = '\0';
+}
+
+size_t mg_buf_pos(const struct mg_buf *b)
+{
+    return b->flushed + b->len;
+}
+
 static void mg_buf_reserve(struct mg_buf *b, size_t extra)
 {
     size_t need, cap;
     char *p;
+
+    /* Before anything is written: no writer holds a pointer into data. */
+    if (b->sink && b->len >= MG_BUF_CHUNK)
+        mg_buf_flush(b);
 
     if (extra > SIZE_MAX / 4 - b->len)
         mg_oom();

@@ -142,6 +142,29 @@ static void mg_diag_vadd(struct mg_diags *d, enum mg_check_id check, struct mg_m
     g->message = mg_one_line(d->arena, mg_vprintf(d->arena, fmt, ap));
 }
 
+void mg_diags_append(struct mg_diags *d, const struct mg_diags *from)
+{
+    int i;
+
+    d->n_errors += from->n_errors;
+    d->dropped += from->dropped;
+    for (i = 0; i < from->n; i++) {
+        if (d->n >= MG_MAX_ERRORS) {
+            d->dropped++;
+            continue;
+        }
+        if (d->n == d->cap) {
+            int cap = d->cap ? d->cap * 2 : 16;
+            struct mg_diag *items = mg_alloc_array(d->arena, (size_t)cap, sizeof *items);
+            if (d->n)
+                memcpy(items, d->items, (size_t)d->n * sizeof *items);
+            d->items = items;
+            d->cap = cap;
+        }
+        d->items[d->n++] = from->items[i];
+    }
+}
+
 void mg_error(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)
 {
     va_list ap;

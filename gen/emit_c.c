@@ -74,7 +74,12 @@ static void mg_c_string(struct mg_buf *b, const char *s)
                 snprintf(tmp, sizeof tmp, "\\%03o", *p);
                 mg_buf_puts(b, tmp);
             } else {
-                mg_buf_put(b, (const char *)p, 1);
+                /* The run of plain characters from here, at once. */
+                const unsigned char *q = p + 1;
+                while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\' && *q != '?')
+                    q++;
+                mg_buf_put(b, (const char *)p, (size_t)(q - p));
+                p = q - 1;
             }
         }
     }
@@ -100,7 +105,7 @@ static void mg_banner(struct mg_buf *b, const struct mg_plan *p, const char *inp
  * tables (MESHGEN_MIN_RUNTIME_VERSION), not this generator's version. It
  * must move when the table ABI does: a new ABI fails this until both are
  * set together (docs/reference.md, "Versions"). */
-_Static_assert(MESHGEN_ABI == 2 && MESHGEN_MIN_RUNTIME_VERSION == 200,
+_Static_assert(MESHGEN_ABI == 3 && MESHGEN_MIN_RUNTIME_VERSION == 200,
                "the table ABI changed: set MESHGEN_MIN_RUNTIME_VERSION to this release, "
                "then this assertion to the pair");
 _Static_assert(MESHGEN_MIN_RUNTIME_VERSION <= MESHGEN_VERSION_NUMBER,
@@ -357,21 +362,24 @@ static void mg_host_table(struct mg_buf *b, const struct mg_plan *p)
 
     mg_println(b, "static const struct meshgen_host %s_hosts[%d] = {", p->name, inv->n_hosts);
     b->indent++;
+    /* Positional, without printf: a million hosts is a million lines,
+     * and field names tripled the file and gcc's time to read it. */
+    mg_println(b, "/* {name, slice, granule, template_index, first_device, n_devices} */");
     for (i = 0; i < inv->n_hosts; i++) {
         const struct mg_host *h = &inv->hosts[i];
-        struct mg_buf line;
-        mg_buf_init(&line);
-        mg_buf_puts(&line, "{.name = ");
-        mg_c_string(&line, h->name);
-        mg_buf_puts(&line, ", .slice = ");
-        mg_c_string(&line, h->slice);
-        mg_buf_printf(&line,
-                      ", .granule = %d, .template_index = %d, .first_device = %d, "
-                      ".n_devices = %d},",
-                      p->host_granule[i], h->topology, p->host_first[i],
-                      inv->topologies[h->topology].n[p->kind]);
-        mg_println(b, "%s", line.data);
-        mg_buf_free(&line);
+        mg_buf_puts(b, "    {");
+        mg_c_string(b, h->name);
+        mg_buf_puts(b, ", ");
+        mg_c_string(b, h->slice);
+        mg_buf_puts(b, ", ");
+        mg_buf_int(b, p->host_granule[i]);
+        mg_buf_puts(b, ", ");
+        mg_buf_int(b, h->topology);
+        mg_buf_puts(b, ", ");
+        mg_buf_int(b, p->host_first[i]);
+        mg_buf_puts(b, ", ");
+        mg_buf_int(b, inv->topologies[h->topology].n[p->kind]);
+        mg_buf_puts(b, "},\n");
     }
     b->indent--;
     mg_println(b, "};");
@@ -380,6 +388,8 @@ static void mg_host_table(struct mg_buf *b, const struct mg_plan *p)
 
 static void mg_mesh_tables(struct mg_buf *b, const struct mg_plan *p)
 {
+    if (p->mesh_identity)
+        return;
     mg_println(b, "/* Mesh flat index (row-major, last axis fastest) -> device id. */");
     mg_int_table(b, p->name, "mesh_devices", p->mesh, p->n_mesh);
     mg_blank(b);
@@ -392,17 +402,32 @@ static void mg_process_tables(struct mg_buf *b, const struct mg_plan *p)
 {
     int i;
 
-    mg_println(b, "static const struct meshgen_process %s_processes[%d] = {", p->name,
-               p->n_processes);
-    b->indent++;
-    for (i = 0; i < p->n_processes; i++)
-        mg_println(b, "{.host = %d, .first = %d, .count = %d},", p->processes[i].host,
-                   p->processes[i].first, p->processes[i].count);
-    b->indent--;
-    mg_println(b, "};");
-    mg_blank(b);
-    mg_int_table(b, p->name, "process_devices", p->process_devices, p->n_mesh);
-    mg_blank(b);
+    if (!p->processes_are_hosts && p->n_processes) {
+        mg_println(b, "static const struct meshgen_process %s_processes[%d] = {", p->name,
+                   p->n_processes);
+        b->indent++;
+        for (i = 0; i < p->n_processes; i++)
+            mg_println(b, "{.host = %d, .first = %d, .count = %d},", p->processes[i].host,
+                       p->processes[i].first, p->processes[i].count);
+        b->indent--;
+        mg_println(b, "};");
+        mg_blank(b);
+    }
+    if (!p->process_devices_identity) {
+        mg_int_table(b, p->name, "process_devices", p->process_devices, p->n_mesh);
+        mg_blank(b);
+    }
+}
+
+/* A table's field in the mesh struct: the table, or NULL where it is left
+ * out. */
+static void mg_table_field(struct mg_buf *b, const struct mg_plan *p, const char *field,
+                           int left_out)
+{
+    if (left_out)
+        mg_println(b, ".%s = NULL,", field);
+    else
+        mg_println(b, ".%s = %s_%s,", field, p->name, field);
 }
 
 /* The dimensions of one sharding: its axes, shard count and sizes each. */
@@ -504,13 +529,14 @@ static void mg_mesh_struct(struct mg_buf *b, const struct mg_plan *p)
     mg_println(b, ".n_hosts = %d,", p->inv->n_hosts);
     mg_println(b, ".hosts = %s_hosts,", nm);
     mg_println(b, ".n_granules = %d,", p->n_granules);
-    mg_println(b, ".mesh_devices = %s_mesh_devices,", nm);
-    mg_println(b, ".device_index = %s_device_index,", nm);
+    /* Identity tables are left out: the runtime computes them (ABI 2). */
+    mg_table_field(b, p, "mesh_devices", p->mesh_identity);
+    mg_table_field(b, p, "device_index", p->mesh_identity);
     mg_println(b, ".process_mode = %s,", mg_word_c(&mg_process_words, p->process_mode));
     mg_println(b, ".n_processes = %d,", p->n_processes);
-    mg_println(b, ".processes = %s_processes,", nm);
+    mg_table_field(b, p, "processes", p->processes_are_hosts || !p->n_processes);
     mg_println(b, ".n_process_devices = %d,", p->n_mesh);
-    mg_println(b, ".process_devices = %s_process_devices,", nm);
+    mg_table_field(b, p, "process_devices", p->process_devices_identity);
     mg_println(b, ".mpmd_axis = %d,", p->mpmd_axis);
     mg_println(b, ".n_shardings = %d,", p->n_shardings);
     if (p->n_shardings)

@@ -18,7 +18,7 @@ static void mg_inventory_gpus(struct mg_buf *b, const struct mg_topology *t)
         mg_buf_printf(b, "  %-4d %-14s %-5d %-16s %-28s %s\n", i, d->pci, d->numa, d->cpuset,
                       d->model, d->uuid);
     }
-    if (!t->closeness[MG_KIND_GPU])
+    if (!mg_topology_has_closeness(t, MG_KIND_GPU))
         return;
     mg_buf_puts(b, "  closeness (higher is closer):\n      ");
     for (j = 0; j < n; j++)
@@ -27,7 +27,7 @@ static void mg_inventory_gpus(struct mg_buf *b, const struct mg_topology *t)
     for (i = 0; i < n; i++) {
         mg_buf_printf(b, "  %4d", i);
         for (j = 0; j < n; j++)
-            mg_buf_printf(b, " %6d", t->closeness[MG_KIND_GPU][i * n + j]);
+            mg_buf_printf(b, " %6d", mg_topology_closeness(t, MG_KIND_GPU, i, j));
         mg_buf_puts(b, "\n");
     }
 }

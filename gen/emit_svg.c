@@ -3,14 +3,14 @@
  * a browser opens at any size. A title and the axis sizes head it; rows
  * (all axes but the last) are labelled by their coordinates at the left,
  * columns (the last axis) above; a legend at the right names the colour
- * keys (--color-by: host, slice or stage). Up to 64 rows and 64 columns
- * each mesh position is a square with its device id and host name (names
- * longer than a square are abbreviated; every square's <title> tooltip
- * gives the full name, the device and its coordinates). Past that the
- * grid is drawn in at most 64 x 64 blocks of positions, each coloured by
- * its first position's key (paler when it holds several) with a tooltip
- * naming its rows, columns and hosts: a million devices give a picture of
- * a few hundred kilobytes, not hundreds of megabytes (issue 12). Every
+ * keys (--color-by: host, slice or stage). Up to 4096 positions each is a
+ * square with its device id and host name (names longer than a square are
+ * abbreviated; every square's <title> tooltip gives the full name, the
+ * device and its coordinates). Past that the grid is drawn in at most
+ * 64 x 64 blocks of positions, each coloured by its first position's key
+ * (paler when it holds several) with a tooltip naming its rows, columns,
+ * first and last device and hosts: a million devices give a picture of
+ * about 130 KB, not hundreds of megabytes (issue 12). Every
  * name is XML-escaped, so no name can break the document. It formats the
  * resolved model and knows nothing of files.
  */
@@ -199,10 +199,10 @@ static void mg_svg_block(struct mg_buf *b, const struct mg_svg *g, int bi, int b
         b,
         "<rect class=\"block\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s "
         "stroke=\"white\" stroke-width=\"0.5\"><title>rows %d-%d, columns %d-%d: %d "
-        "devices on %d host%s, ",
+        "devices (%d..%d) on %d host%s, ",
         g->gx + bj * g->side, g->gy + bi * g->side, g->side, g->side, mg_svg_fill_of(g, first),
         mixed ? " fill-opacity=\"0.55\"" : "", r0, r1 - 1, c0, c1 - 1, (r1 - r0) * (c1 - c0),
-        n_hosts, n_hosts == 1 ? "" : "s");
+        p->mesh[first], p->mesh[last], n_hosts, n_hosts == 1 ? "" : "s");
     mg_svg_text(b, p->inv->hosts[p->devices[p->mesh[first]].host].name);
     if (n_hosts > 1) {
         mg_buf_puts(b, " ... ");

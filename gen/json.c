@@ -23,7 +23,7 @@ static void mg_json_spaces(struct mg_buf *b, int n)
 static void mg_json_newline(struct mg_json *j, int col)
 {
     mg_buf_put(j->b, "\n", 1);
-    j->line_start = j->b->len;
+    j->line_start = mg_buf_pos(j->b);
     mg_json_spaces(j->b, col);
 }
 
@@ -62,7 +62,7 @@ static void mg_json_sep(struct mg_json *j)
 void mg_json_init(struct mg_json *j, struct mg_buf *b)
 {
     j->b = b;
-    j->line_start = b->len;
+    j->line_start = mg_buf_pos(b);
     j->after_key = 0;
     j->depth = 0;
 }
@@ -81,7 +81,7 @@ static void mg_json_open(struct mg_json *j, char open, char close, enum mg_json_
     f->count = 0;
     /* Members start just after the bracket: aligned under the first one,
      * or, in a block, one column in from the bracket. */
-    f->col = (int)(j->b->len - j->line_start) + 1;
+    f->col = (int)(mg_buf_pos(j->b) - j->line_start) + 1;
     mg_buf_put(j->b, &open, 1);
 }
 

@@ -28,7 +28,7 @@ struct mg_json_frame {
 
 struct mg_json {
     struct mg_buf *b;
-    size_t line_start; /* where the current line starts in b */
+    size_t line_start; /* where the current line starts (mg_buf_pos) */
     int after_key;     /* a key was written: its value needs no separator */
     int depth;
     struct mg_json_frame open[MG_JSON_MAX_DEPTH];

@@ -17,31 +17,149 @@
 
 #include <string.h>
 
-/* Closeness of two device ids: from their host's matrix, 0 across hosts
+/* Closeness of two device ids: from their host's topology, 0 across hosts
  * (DCN is always farther than anything inside a host). */
 static int64_t mg_close(const struct mg_plan *p, int a, int b)
 {
     const struct mg_plan_device *da = &p->devices[a], *db = &p->devices[b];
-    const struct mg_topology *t;
     if (da->host != db->host)
         return 0;
-    t = &p->inv->topologies[p->inv->hosts[da->host].topology];
-    if (!t->closeness[p->kind])
-        return 0;
-    return t->closeness[p->kind][(size_t)da->local * (size_t)t->n[p->kind] + (size_t)db->local];
+    return mg_topology_closeness(&p->inv->topologies[p->inv->hosts[da->host].topology], p->kind,
+                                 da->local, db->local);
 }
 
-int64_t mg_order_score(const struct mg_plan *p, const int *devs, int n)
-{
-    int64_t score = 0;
-    int k, i, j;
+/* ---- closeness by the tree, linear in the devices ----------------------------- */
 
+/* A device's ancestor at depth d across the whole inventory: its host's
+ * first device id plus the ancestor's name in the host (depth 0, the root,
+ * names the host); -1 when the device is shallower than d. */
+static int mg_tree_key(const struct mg_plan *p, int dev, int d)
+{
+    const struct mg_plan_device *pd = &p->devices[dev];
+    const struct mg_topology *t = &p->inv->topologies[p->inv->hosts[pd->host].topology];
+
+    if (d > t->tree_depth[p->kind][pd->local])
+        return -1;
+    return p->host_first[pd->host] +
+           t->tree_path[p->kind][(size_t)pd->local * (size_t)t->tree_stride[p->kind] + (size_t)d];
+}
+
+/* Whether every device of devs has its closeness by the tree; *depth
+ * receives the deepest of them. */
+static int mg_all_tree(const struct mg_plan *p, const int *devs, int n, int *depth)
+{
+    int i;
+
+    *depth = 0;
+    for (i = 0; i < n; i++) {
+        const struct mg_plan_device *pd = &p->devices[devs[i]];
+        const struct mg_topology *t = &p->inv->topologies[p->inv->hosts[pd->host].topology];
+        if (!t->tree_path[p->kind])
+            return 0;
+        if (t->tree_depth[p->kind][pd->local] > *depth)
+            *depth = t->tree_depth[p->kind][pd->local];
+    }
+    return 1;
+}
+
+/* A counting table of keys (open addressing), sized for `cap` keys. */
+struct mg_key_count {
+    int *key, *count;
+    size_t mask;
+};
+
+static void mg_key_count_init(struct mg_arena *a, struct mg_key_count *kc, int cap)
+{
+    size_t slots = 16;
+    while (slots < 2 * (size_t)cap)
+        slots *= 2;
+    kc->key = mg_alloc_array(a, slots, sizeof(int));
+    kc->count = mg_alloc_array(a, slots, sizeof(int));
+    kc->mask = slots - 1;
+}
+
+/* Counts one more of key and returns how many there were before. */
+static int mg_key_count_add(struct mg_key_count *kc, int key)
+{
+    size_t i = ((size_t)(unsigned)key * 0x9E3779B1u) & kc->mask;
+    while (kc->count[i] && kc->key[i] != key)
+        i = (i + 1) & kc->mask;
+    kc->key[i] = key;
+    return kc->count[i]++;
+}
+
+static void mg_key_count_clear(struct mg_key_count *kc)
+{
+    memset(kc->count, 0, (kc->mask + 1) * sizeof(int));
+}
+
+/* The summed closeness of every pair of len members `stride` apart from
+ * devs: a pair's closeness is the number of depths >= 1 where the two
+ * paths agree, so count, depth by depth, the pairs that share each key. */
+static int64_t mg_tree_pairs(const struct mg_plan *p, const int *devs, int len, int stride,
+                             int depth, struct mg_key_count *kc)
+{
+    int64_t sum = 0;
+    int d, j;
+
+    for (d = 1; d <= depth; d++) {
+        mg_key_count_clear(kc);
+        for (j = 0; j < len; j++) {
+            int key = mg_tree_key(p, devs[(size_t)j * (size_t)stride], d);
+            if (key >= 0)
+                sum += mg_key_count_add(kc, key);
+        }
+    }
+    return sum;
+}
+
+/* Whether devs, in this order, keep every subtree together: each host, and
+ * each ancestor in it, covers consecutive positions. Closeness is then
+ * never larger to a later device than to an earlier one, and the greedy
+ * grouping below, seeding with the first free item and breaking ties by
+ * order, takes the devices in this order: it would give back inventory
+ * order, so there is nothing to compute. */
+static int mg_tree_ordered(struct mg_arena *a, const struct mg_plan *p, const int *devs, int n,
+                           int depth)
+{
+    struct mg_key_count seen;
+    int d, i;
+
+    mg_key_count_init(a, &seen, n);
+    for (d = 0; d <= depth; d++) {
+        int prev = -2;
+        mg_key_count_clear(&seen);
+        for (i = 0; i < n; i++) {
+            int key = mg_tree_key(p, devs[i], d);
+            if (key != prev && key >= 0 && mg_key_count_add(&seen, key) > 0)
+                return 0;
+            prev = key;
+        }
+    }
+    return 1;
+}
+
+/* ---- the score ------------------------------------------------------------------- */
+
+int64_t mg_order_score(struct mg_arena *a, const struct mg_plan *p, const int *devs, int n)
+{
+    struct mg_key_count kc;
+    int64_t score = 0;
+    int k, i, j, depth, tree = mg_all_tree(p, devs, n, &depth);
+
+    if (tree)
+        mg_key_count_init(a, &kc, n);
     /* Local index = row-major over ici; along axis k, members of one group
      * are `stride` apart. */
     for (k = p->n_axes - 1; k >= 0; k--) {
         int len = (int)p->ici[k], stride = mg_rm_stride(p->ici, p->n_axes, k);
         int64_t axis_sum = 0;
-        if (len > 1) {
+        if (len > 1 && tree) {
+            /* Each group once, from its first member. */
+            for (i = 0; i < n; i++)
+                if (mg_rm_coord(p->ici, p->n_axes, i, k) == 0)
+                    axis_sum += mg_tree_pairs(p, devs + i, len, stride, depth, &kc);
+        } else if (len > 1) {
             for (i = 0; i < n; i++) {
                 int pos = mg_rm_coord(p->ici, p->n_axes, i, k);
                 /* Count each pair once: from its lower member. */
@@ -146,10 +264,12 @@ void mg_locality_order(struct mg_arena *a, const struct mg_plan *p, const int *d
     struct mg_grouping g;
     int64_t *m;
     int item = 1; /* devices per item at this level */
-    int i, k;
+    int i, k, depth;
 
     for (i = 0; i < n; i++)
         order[i] = i;
+    if (mg_all_tree(p, devs, n, &depth) && mg_tree_ordered(a, p, devs, n, depth))
+        return;
     /* The matrices are n x n: past this, keep inventory order (a slice of
      * hundreds of hosts is one granule, and its devices already come host
      * by host). */
@@ -176,6 +296,6 @@ void mg_locality_order(struct mg_arena *a, const struct mg_plan *p, const int *d
     /* Keep inventory order unless the locality order is strictly better. */
     for (i = 0; i < n; i++)
         g.tmp[i] = devs[g.seq[i]];
-    if (mg_order_score(p, g.tmp, n) > mg_order_score(p, devs, n))
+    if (mg_order_score(a, p, g.tmp, n) > mg_order_score(a, p, devs, n))
         memcpy(order, g.seq, (size_t)n * sizeof(int));
 }

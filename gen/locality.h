@@ -12,8 +12,9 @@
 /* The score of one granule's devices taken in the order devs[0..n-1] (local
  * mesh index -> device id): for every axis with an ICI part > 1, the summed
  * pairwise closeness inside each group along that axis, weighted by the
- * axis's position (innermost heaviest). Higher is better. */
-int64_t mg_order_score(const struct mg_plan *p, const int *devs, int n);
+ * axis's position (innermost heaviest). Higher is better. Linear in n when
+ * every device's closeness comes from the tree; scratch from the arena. */
+int64_t mg_order_score(struct mg_arena *a, const struct mg_plan *p, const int *devs, int n);
 
 /* Granules of more devices than this keep inventory order: the locality
  * order needs n x n matrices. */

@@ -83,14 +83,18 @@ static void mg_order_granule(struct mg_arena *a, struct mg_plan *p, struct mg_or
         p->score_inventory += memo->score_inventory[topo];
         p->score += memo->score[topo];
     } else {
-        int64_t s_inv = mg_order_score(p, dst, per), s_loc = s_inv;
+        int64_t s_inv = mg_order_score(a, p, dst, per), s_loc = s_inv;
+        int same = 1;
         for (j = 0; j < per; j++)
             order[j] = j;
         if (p->order == MG_ORDER_LOCALITY) {
             mg_locality_order(a, p, dst, per, order);
-            for (j = 0; j < per; j++)
+            for (j = 0; j < per; j++) {
                 tmp[j] = dst[order[j]];
-            s_loc = mg_order_score(p, tmp, per);
+                same &= order[j] == j;
+            }
+            if (!same)
+                s_loc = mg_order_score(a, p, tmp, per);
         }
         p->score_inventory += s_inv;
         p->score += s_loc;
@@ -128,41 +132,57 @@ static void mg_plan_torus(struct mg_arena *a, struct mg_plan *p)
 static void mg_plan_assign(struct mg_arena *a, struct mg_plan *p)
 {
     size_t per = (size_t)p->per_granule;
-    int *gdev = mg_alloc_array(a, (size_t)p->n_granules * per, sizeof(int));
-    int *order = mg_alloc_array(a, per, sizeof(int));
-    int *tmp = mg_alloc_array(a, per, sizeof(int));
+    struct mg_arena scratch; /* the granules' lists and the ordering's work */
+    int *gdev, *order, *tmp;
     struct mg_order_memo memo;
+    struct mg_hybrid_walk walk;
     int g, k = 0, f, i, n_topologies = p->inv->n_topologies;
 
-    memo.order = mg_alloc_array(a, (size_t)n_topologies, sizeof(int *));
-    memo.score_inventory = mg_alloc_array(a, (size_t)n_topologies, sizeof(int64_t));
-    memo.score = mg_alloc_array(a, (size_t)n_topologies, sizeof(int64_t));
+    /* Dropped before returning: a device id per device is 32 MiB at 8M
+     * devices, and nothing after this reads it. */
+    mg_arena_init(&scratch);
+    gdev = mg_alloc_array(&scratch, (size_t)p->n_granules * per, sizeof(int));
+    order = mg_alloc_array(&scratch, per, sizeof(int));
+    tmp = mg_alloc_array(&scratch, per, sizeof(int));
+    memo.order = mg_alloc_array(&scratch, (size_t)n_topologies, sizeof(int *));
+    memo.score_inventory = mg_alloc_array(&scratch, (size_t)n_topologies, sizeof(int64_t));
+    memo.score = mg_alloc_array(&scratch, (size_t)n_topologies, sizeof(int64_t));
     p->score_inventory = 0;
     p->score = 0;
     for (g = 0; g < p->n_granules; g++) {
         int *dst = gdev + (size_t)g * per;
         int topo = mg_granule_devices(p, g, &k, dst);
-        mg_order_granule(a, p, &memo, topo, dst, order, tmp);
+        mg_order_granule(&scratch, p, &memo, topo, dst, order, tmp);
     }
 
     p->mesh = mg_alloc_array(a, (size_t)p->n_mesh, sizeof(int));
     p->device_index = mg_alloc_array(a, (size_t)p->n_devices, sizeof(int));
     for (i = 0; i < p->n_devices; i++)
         p->device_index[i] = -1;
-    for (f = 0; f < p->n_mesh; f++) {
-        int granule, local;
-        mg_hybrid_split(p, f, &granule, &local);
-        p->mesh[f] = gdev[(size_t)granule * per + (size_t)local];
+    mg_hybrid_walk_start(&walk, p);
+    for (f = 0; f < p->n_mesh; f++, mg_hybrid_walk_next(&walk)) {
+        p->mesh[f] = gdev[(size_t)walk.granule * per + (size_t)walk.local];
         p->device_index[p->mesh[f]] = f;
     }
+    mg_arena_free(&scratch);
 }
 
 static void mg_plan_processes(struct mg_arena *a, struct mg_plan *p)
 {
-    int i, n = 0, np = 0;
+    int i, n = 0, np = 0, last = -1;
 
+    /* Counted first: one per used device, or per host with a used device
+     * (a million devices at 16 bytes each is 16 MiB; their hosts, 2). */
+    for (i = 0; i < p->n_devices; i++) {
+        if (p->device_index[i] < 0)
+            continue;
+        if (p->process_mode == MESHGEN_PROCESSES_DEVICE || p->devices[i].host != last)
+            np++;
+        last = p->devices[i].host;
+    }
     p->process_devices = mg_alloc_array(a, (size_t)p->n_mesh, sizeof(int));
-    p->processes = mg_alloc_array(a, (size_t)p->n_mesh, sizeof *p->processes);
+    p->processes = mg_alloc_array(a, (size_t)(np ? np : 1), sizeof *p->processes);
+    np = 0;
     /* Device ids ascend with hosts, so one pass groups them by host. */
     for (i = 0; i < p->n_devices; i++) {
         int host = p->devices[i].host;
@@ -255,12 +275,17 @@ static void mg_plan_groups(struct mg_arena *a, struct mg_plan *p)
 static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
 {
     const struct mg_inventory *inv = p->inv;
+    struct mg_sha256 hash;
     struct mg_buf b;
     char hex[65];
     int i, d, k;
 
+    /* Hashed as it is written: a line per host is 10 MiB at a million
+     * devices. */
+    mg_sha256_init(&hash);
     mg_buf_init(&b);
-    mg_buf_printf(&b, "meshgen-digest 1\nname %s\nkind %s\norder %d\nprocesses %d\n", p->name,
+    mg_buf_stream(&b, mg_sha256_sink, &hash);
+    mg_buf_printf(&b, "meshgen-digest 2\nname %s\nkind %s\norder %d\nprocesses %d\n", p->name,
                   mg_kind_name(p->kind), p->order, s->processes);
     mg_buf_printf(&b, "devices %lld\ngranule %d\nsort %d\nmpmd %s\n", (long long)p->n_mesh,
                   p->granule, s->sort_granules, s->mpmd ? s->mpmd : "-");
@@ -285,18 +310,49 @@ static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
                 mg_buf_printf(&b, " %lld", (long long)sh->shape[d]);
         mg_buf_puts(&b, "\n");
     }
-    for (i = 0; i < inv->n_hosts; i++)
-        mg_buf_printf(&b, "host %s %s %s\n", inv->hosts[i].name,
-                      inv->hosts[i].slice ? inv->hosts[i].slice : "-",
-                      inv->topologies[inv->hosts[i].topology].digest);
-    mg_sha256_hex(b.data, b.len, hex);
+    /* Format 2: each topology's digest once, and each host names its
+     * topology by index (format 1 repeated the 64-digit digest on every
+     * host line, most of the text hashed for a large cluster). */
+    for (i = 0; i < inv->n_topologies; i++)
+        mg_buf_printf(&b, "topology %d %s\n", i, inv->topologies[i].digest);
+    for (i = 0; i < inv->n_hosts; i++) {
+        mg_buf_puts(&b, "host ");
+        mg_buf_puts(&b, inv->hosts[i].name);
+        mg_buf_puts(&b, " ");
+        mg_buf_puts(&b, inv->hosts[i].slice ? inv->hosts[i].slice : "-");
+        mg_buf_puts(&b, " ");
+        mg_buf_int(&b, inv->hosts[i].topology);
+        mg_buf_puts(&b, "\n");
+    }
+    mg_buf_flush(&b);
+    mg_sha256_final(&hash, hex);
     snprintf(p->digest, sizeof p->digest, "sha256:%s", hex);
     mg_buf_free(&b);
+}
+
+/* Which tables are the identity (the C emitter leaves those out). */
+static void mg_plan_identities(struct mg_plan *p)
+{
+    const struct mg_inventory *inv = p->inv;
+    int i;
+
+    p->mesh_identity = 1;
+    for (i = 0; i < p->n_mesh && p->mesh_identity; i++)
+        p->mesh_identity = p->mesh[i] == i;
+    p->process_devices_identity = 1;
+    for (i = 0; i < p->n_mesh && p->process_devices_identity; i++)
+        p->process_devices_identity = p->process_devices[i] == i;
+    p->processes_are_hosts = p->process_devices_identity && p->n_processes == inv->n_hosts;
+    for (i = 0; i < p->n_processes && p->processes_are_hosts; i++)
+        p->processes_are_hosts =
+            p->processes[i].host == i && p->processes[i].first == p->host_first[i] &&
+            p->processes[i].count == inv->topologies[inv->hosts[i].topology].n[p->kind];
 }
 
 void mg_plan_finish(struct mg_arena *a, struct mg_plan *p, const struct mg_spec *spec,
                     enum mg_when groups)
 {
+    mg_plan_identities(p);
     /* Group tables hold devices x axes entries: by default only for meshes
      * small enough that they cost nothing to build or compile. */
     p->has_groups =

@@ -70,31 +70,66 @@ static void mg_sha256_block(uint32_t h[8], const unsigned char *p)
     h[7] += hh;
 }
 
-void mg_sha256_hex(const void *data, size_t len, char out[65])
+void mg_sha256_init(struct mg_sha256 *c)
 {
-    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(c->h, h0, sizeof h0);
+    c->used = 0;
+    c->total = 0;
+}
+
+void mg_sha256_update(struct mg_sha256 *c, const void *data, size_t len)
+{
     const unsigned char *p = data;
+
+    c->total += len;
+    if (c->used) {
+        size_t k = 64 - c->used < len ? 64 - c->used : len;
+        memcpy(c->block + c->used, p, k);
+        c->used += k;
+        p += k;
+        len -= k;
+        if (c->used < 64)
+            return;
+        mg_sha256_block(c->h, c->block);
+        c->used = 0;
+    }
+    for (; len >= 64; p += 64, len -= 64)
+        mg_sha256_block(c->h, p);
+    memcpy(c->block, p, len);
+    c->used = len;
+}
+
+void mg_sha256_final(struct mg_sha256 *c, char out[65])
+{
     unsigned char tail[128];
-    size_t rest = len, tail_len;
-    uint64_t bits = (uint64_t)len * 8;
+    size_t tail_len = c->used + 1 + 8 <= 64 ? 64 : 128;
+    uint64_t bits = c->total * 8;
     int i;
 
-    while (rest >= 64) {
-        mg_sha256_block(h, p);
-        p += 64;
-        rest -= 64;
-    }
     memset(tail, 0, sizeof tail);
-    if (rest)
-        memcpy(tail, p, rest);
-    tail[rest] = 0x80;
-    tail_len = rest + 1 + 8 <= 64 ? 64 : 128;
+    memcpy(tail, c->block, c->used);
+    tail[c->used] = 0x80;
     for (i = 0; i < 8; i++)
         tail[tail_len - 1 - i] = (unsigned char)(bits >> (8 * i));
-    mg_sha256_block(h, tail);
+    mg_sha256_block(c->h, tail);
     if (tail_len == 128)
-        mg_sha256_block(h, tail + 64);
+        mg_sha256_block(c->h, tail + 64);
     for (i = 0; i < 8; i++)
-        snprintf(out + 8 * i, 9, "%08x", h[i]);
+        snprintf(out + 8 * i, 9, "%08x", c->h[i]);
+}
+
+void mg_sha256_sink(void *ctx, const char *data, size_t len)
+{
+    mg_sha256_update(ctx, data, len);
+}
+
+void mg_sha256_hex(const void *data, size_t len, char out[65])
+{
+    struct mg_sha256 c;
+
+    mg_sha256_init(&c);
+    mg_sha256_update(&c, data, len);
+    mg_sha256_final(&c, out);
 }

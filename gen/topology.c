@@ -2,7 +2,8 @@
  * One topology: an hwloc XML file, a synthetic hwloc description or this
  * machine (live discovery) becomes one struct mg_topology — its GPUs,
  * cores, NUMA nodes, packages and PUs, each with PCI id, vendor/model,
- * UUID, NUMA node and cpuset, a closeness matrix per kind, and a digest of
+ * UUID, NUMA node and cpuset, closeness per kind (each device's path in
+ * the tree, or a GPU bandwidth matrix), and a digest of
  * what was extracted. It also writes XML snapshots (mg_topology_export),
  * and says what kind of source a string names (mg_source_kind).
  *
@@ -33,9 +34,9 @@
 /* hwloc builds a synthetic topology in time quadratic in its PUs (16384
  * PUs take seconds, 65536 a minute), and does whatever it is told. */
 #define MG_SYNTHETIC_MAX_LEAVES 8192
-/* n*n ints per kind: 4096 devices is 64 MiB, past any real machine's GPUs
- * or cores and still quick to fill. */
-#define MG_CLOSENESS_MAX 4096
+/* A GPU bandwidth matrix is n*n ints: past this many GPUs in one host (none
+ * has so many), closeness comes from the tree. */
+#define MG_BANDWIDTH_MAX 1024
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -84,24 +85,6 @@ static int mg_tree_depth(hwloc_obj_t o)
         d++;
     }
     return d;
-}
-
-static int mg_common_depth(hwloc_obj_t x, int dx, hwloc_obj_t y, int dy)
-{
-    while (dx > dy) {
-        x = x->parent;
-        dx--;
-    }
-    while (dy > dx) {
-        y = y->parent;
-        dy--;
-    }
-    while (x != y) {
-        x = x->parent;
-        y = y->parent;
-        dx--;
-    }
-    return dx;
 }
 
 /* ---- GPU closeness ------------------------------------------------------- */
@@ -210,38 +193,62 @@ static int mg_gpu_bandwidth(struct mg_arena *tmp, hwloc_topology_t topo,
 
 /* ---- extraction ------------------------------------------------------------- */
 
-/* The n*n closeness matrix of objects by the depth of their deepest common
- * ancestor, I/O bridges included: two GPUs behind one PCI switch are closer
- * than two under one package. The diagonal is the object's own depth. */
-static void mg_tree_closeness(struct mg_arena *tmp, hwloc_obj_t *objs, int n, int *out)
+/* The slot of an object in an open-addressing table of `mask + 1`
+ * pointers (a power of two, at least twice the objects it will hold). */
+static size_t mg_obj_slot(hwloc_obj_t *keys, size_t mask, hwloc_obj_t o)
 {
-    int *depth = mg_alloc_array(tmp, (size_t)n, sizeof *depth);
-    int a, b;
-
-    for (a = 0; a < n; a++)
-        depth[a] = mg_tree_depth(objs[a]);
-    for (a = 0; a < n; a++)
-        for (b = a; b < n; b++) {
-            int c = mg_common_depth(objs[a], depth[a], objs[b], depth[b]);
-            out[(size_t)a * (size_t)n + (size_t)b] = c;
-            out[(size_t)b * (size_t)n + (size_t)a] = c;
-        }
+    size_t i = (size_t)(((uintptr_t)o >> 4) * 0x9E3779B97F4A7C15u) & mask;
+    while (keys[i] && keys[i] != o)
+        i = (i + 1) & mask;
+    return i;
 }
 
-/* A matrix for n devices, or NULL (with a warning) when n is too large. */
-static int *mg_closeness_alloc(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
-                               const char *label, int kind, int n)
+/*
+ * Closeness by the tree, linear in the devices (issue 12: an n x n matrix
+ * per kind made a host of 4096 cores cost 1.7 s and 354 MiB). Each device
+ * gets its path of ancestors, I/O bridges included, from the root (depth 0)
+ * down to itself, each ancestor named by the first device (in device
+ * order) under it: a canonical name, so the digest does not depend on
+ * pointers. Two devices' closeness is the depth of their deepest common
+ * ancestor, the last depth where their paths agree; two GPUs behind one
+ * PCI switch are closer than two under one package.
+ */
+static void mg_tree_paths(struct mg_arena *a, struct mg_arena *tmp, hwloc_obj_t *objs, int n,
+                          struct mg_topology *t, int kind)
 {
-    if (n == 0)
-        return NULL;
-    if (n > MG_CLOSENESS_MAX) {
-        mg_warning(d, MG_CHK_INVENTORY_CLOSENESS, at,
-                   "inventory '%s' has %d %s devices, more than %d: no closeness matrix, so the "
-                   "locality order treats them all as equally close",
-                   label, n, mg_kind_name(kind), MG_CLOSENESS_MAX);
-        return NULL;
+    int *depth = mg_alloc_array(a, (size_t)n, sizeof *depth), *path;
+    int i, stride = 1, d;
+    size_t slots = 16, mask;
+    hwloc_obj_t *keys;
+    int *first;
+
+    for (i = 0; i < n; i++) {
+        depth[i] = mg_tree_depth(objs[i]);
+        if (depth[i] + 1 > stride)
+            stride = depth[i] + 1;
     }
-    return mg_alloc_array(a, (size_t)n * (size_t)n, sizeof(int));
+    while (slots < 2 * (size_t)n * (size_t)stride)
+        slots *= 2;
+    mask = slots - 1;
+    keys = mg_alloc_array(tmp, slots, sizeof *keys);
+    first = mg_alloc_array(tmp, slots, sizeof *first);
+    path = mg_alloc_array(a, (size_t)n * (size_t)stride, sizeof *path);
+    for (i = 0; i < n; i++) {
+        hwloc_obj_t o = objs[i];
+        for (d = stride - 1; d > depth[i]; d--)
+            path[(size_t)i * (size_t)stride + (size_t)d] = -1;
+        for (; d >= 0; d--, o = o->parent) {
+            size_t k = mg_obj_slot(keys, mask, o);
+            if (!keys[k]) {
+                keys[k] = o;
+                first[k] = i;
+            }
+            path[(size_t)i * (size_t)stride + (size_t)d] = first[k];
+        }
+    }
+    t->tree_stride[kind] = stride;
+    t->tree_depth[kind] = depth;
+    t->tree_path[kind] = path;
 }
 
 /* Copies a device as hwloc describes it into the arena. */
@@ -316,19 +323,28 @@ static void mg_extract_gpus(struct mg_arena *a, struct mg_arena *tmp, struct mg_
         mg_check_uuid(a, d, at, t->label, i, &t->devs[MG_KIND_GPU][i]);
         anchors[i] = dev.anchor;
     }
-    t->closeness[MG_KIND_GPU] = mg_closeness_alloc(a, d, at, t->label, MG_KIND_GPU, n);
-    if (!t->closeness[MG_KIND_GPU])
+    if (n == 0)
         return;
 #if HWLOC_API_VERSION >= 0x00020100
-    if (mg_gpu_bandwidth(tmp, topo, g, n, t->closeness[MG_KIND_GPU]))
-        return;
+    /* A bandwidth matrix is n x n: for the GPUs of one host, never many. */
+    if (n <= MG_BANDWIDTH_MAX) {
+        int *m = mg_alloc_array(a, (size_t)n * (size_t)n, sizeof *m);
+        if (mg_gpu_bandwidth(tmp, topo, g, n, m)) {
+            t->closeness[MG_KIND_GPU] = m;
+            return;
+        }
+    } else {
+        mg_warning(d, MG_CHK_INVENTORY_CLOSENESS, at,
+                   "inventory '%s' has %d GPUs, more than %d: their NVLink/XGMI bandwidth is not "
+                   "read (an n x n matrix), closeness comes from the hwloc tree",
+                   t->label, n, MG_BANDWIDTH_MAX);
+    }
 #endif
-    mg_tree_closeness(tmp, anchors, n, t->closeness[MG_KIND_GPU]);
+    mg_tree_paths(a, tmp, anchors, n, t, MG_KIND_GPU);
 }
 
-static void mg_extract_cpu_kind(struct mg_arena *a, struct mg_arena *tmp, struct mg_diags *d,
-                                struct mg_mark at, hwloc_topology_t topo, int kind,
-                                struct mg_topology *t)
+static void mg_extract_cpu_kind(struct mg_arena *a, struct mg_arena *tmp, hwloc_topology_t topo,
+                                int kind, struct mg_topology *t)
 {
     int n = meshgen__cpu_count(topo, kind), i;
     hwloc_obj_t *objs;
@@ -343,37 +359,46 @@ static void mg_extract_cpu_kind(struct mg_arena *a, struct mg_arena *tmp, struct
         mg_devinfo_from(a, &dev, &t->devs[kind][i]);
         objs[i] = dev.anchor;
     }
-    t->closeness[kind] = mg_closeness_alloc(a, d, at, t->label, kind, n);
-    if (t->closeness[kind])
-        mg_tree_closeness(tmp, objs, n, t->closeness[kind]);
+    if (n > 0)
+        mg_tree_paths(a, tmp, objs, n, t, kind);
 }
 
 /* The digest covers what was extracted, one line per item, not the source
  * bytes: re-exporting a topology or reformatting its XML keeps it. The
- * sanitised strings hold no tab or newline, so the text is unambiguous. */
+ * sanitised strings hold no tab or newline, so the text is unambiguous.
+ * Format 2: closeness by the tree is each device's path (format 1 held the
+ * n x n matrix it gives). */
 static void mg_topology_digest(struct mg_topology *t)
 {
     struct mg_buf b;
     int k, i, j;
 
     mg_buf_init(&b);
-    mg_buf_puts(&b, "meshgen-topology 1\n");
+    mg_buf_puts(&b, "meshgen-topology 2\n");
     for (k = 0; k < MG_N_HWLOC_KINDS; k++) {
         const char *kn = mg_kind_name(k);
-        mg_buf_printf(&b, "%s\t%d\n", kn, t->n[k]);
-        for (i = 0; i < t->n[k]; i++) {
+        int n = t->n[k], stride = t->tree_stride[k];
+        mg_buf_printf(&b, "%s\t%d\n", kn, n);
+        for (i = 0; i < n; i++) {
             const struct mg_devinfo *v = &t->devs[k][i];
             mg_buf_printf(
                 &b, "%s[%d]\tos=%d\tnuma=%d\tpci=%s\tvendor=%s\tmodel=%s\tuuid=%s\tcpuset=%s\n", kn,
                 i, v->os_index, v->numa, v->pci, v->vendor, v->model, v->uuid, v->cpuset);
         }
-        for (i = 0; t->closeness[k] && i < t->n[k]; i++) {
+        for (i = 0; t->closeness[k] && i < n; i++) {
             mg_buf_printf(&b, "%s-closeness[%d]", kn, i);
-            for (j = 0; j < t->n[k]; j++) {
-                /* printf per number would be most of the load time on a
-                 * machine with hundreds of PUs. */
+            for (j = 0; j < n; j++) {
+                /* printf per number would be most of the load time. */
                 mg_buf_put(&b, "\t", 1);
-                mg_buf_int(&b, t->closeness[k][(size_t)i * (size_t)t->n[k] + (size_t)j]);
+                mg_buf_int(&b, t->closeness[k][(size_t)i * (size_t)n + (size_t)j]);
+            }
+            mg_buf_puts(&b, "\n");
+        }
+        for (i = 0; t->tree_path[k] && i < n; i++) {
+            mg_buf_printf(&b, "%s-tree[%d]", kn, i);
+            for (j = 0; j <= t->tree_depth[k][i]; j++) {
+                mg_buf_put(&b, "\t", 1);
+                mg_buf_int(&b, t->tree_path[k][(size_t)i * (size_t)stride + (size_t)j]);
             }
             mg_buf_puts(&b, "\n");
         }
@@ -397,7 +422,7 @@ static void mg_extract(struct mg_arena *a, struct mg_diags *d, struct mg_mark at
     mg_extract_gpus(a, &tmp, d, at, topo, t);
     for (k = 0; k < MG_N_HWLOC_KINDS; k++)
         if (k != MG_KIND_GPU)
-            mg_extract_cpu_kind(a, &tmp, d, at, topo, k, t);
+            mg_extract_cpu_kind(a, &tmp, topo, k, t);
     mg_arena_free(&tmp);
     mg_topology_digest(t);
 }
@@ -576,6 +601,24 @@ int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source,
         *host_name = mg_host_name(a, topo, kind, source);
     hwloc_topology_destroy(topo);
     return 0;
+}
+
+/* An initialised, never loaded topology: while it exists hwloc keeps its
+ * components registered and its plugins open. */
+static hwloc_topology_t mg_held;
+
+int mg_topology_hold(void)
+{
+    if (mg_held)
+        return -1;
+    return hwloc_topology_init(&mg_held) < 0 ? (mg_held = NULL, -1) : 0;
+}
+
+void mg_topology_release(void)
+{
+    if (mg_held)
+        hwloc_topology_destroy(mg_held);
+    mg_held = NULL;
 }
 
 /* ---- snapshots ------------------------------------------------------------------ */

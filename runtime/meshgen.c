@@ -125,6 +125,47 @@ static int mesh_usable(const struct meshgen_mesh *mesh)
     return MESHGEN_OK;
 }
 
+/*
+ * The tables the generator leaves out (ABI 2, docs/reference.md §5): a NULL
+ * mesh_devices and device_index mean the identity (the mesh's flat index i
+ * is device id i, and ids from n_devices on are not in the mesh); a NULL
+ * process_devices, the identity over its n_process_devices entries; NULL
+ * processes, one process per host, process p holding host p's device ids
+ * (first = first_device, count = n_devices). A million-device mesh is
+ * mostly such tables, and compiling them cost gcc most of its time.
+ */
+static inline int32_t table_device(const struct meshgen_mesh *mesh, uint32_t flat)
+{
+    return mesh->mesh_devices != NULL ? mesh->mesh_devices[flat] : (int32_t)flat;
+}
+
+static inline int32_t table_flat(const struct meshgen_mesh *mesh, int32_t device)
+{
+    if (mesh->device_index != NULL)
+        return mesh->device_index[device];
+    return device < mesh->n_devices ? device : -1;
+}
+
+static inline int32_t table_process_device(const struct meshgen_mesh *mesh, int32_t i)
+{
+    return mesh->process_devices != NULL ? mesh->process_devices[i] : i;
+}
+
+/* Process p (0 <= p < n_processes) as a value; a run of -1 (which
+ * process_run_ok refuses) when a left-out table has no host to read. */
+static struct meshgen_process process_at(const struct meshgen_mesh *mesh, int32_t p)
+{
+    struct meshgen_process proc = {p, -1, 0};
+
+    if (mesh->processes != NULL)
+        return mesh->processes[p];
+    if (mesh->hosts != NULL && p < mesh->n_hosts) {
+        proc.first = mesh->hosts[p].first_device;
+        proc.count = mesh->hosts[p].n_devices;
+    }
+    return proc;
+}
+
 /* The flat mesh index of a device id, or RANGE / NOT_IN_MESH / CORRUPT. */
 static int flat_of(const struct meshgen_mesh *mesh, int device, int32_t *flat)
 {
@@ -132,7 +173,7 @@ static int flat_of(const struct meshgen_mesh *mesh, int device, int32_t *flat)
 
     if (device < 0 || device >= mesh->n_inventory_devices)
         return MESHGEN_ERR_RANGE;
-    f = mesh->device_index[device];
+    f = table_flat(mesh, device);
     if (f < 0)
         return MESHGEN_ERR_NOT_IN_MESH;
     /* Guarded because a flat index past the mesh would give coordinates
@@ -333,6 +374,36 @@ static int split(const struct meshgen_mesh *mesh, uint32_t flat, uint32_t mask, 
     return MESHGEN_OK;
 }
 
+/* list_devices for a mesh whose flat index is the device id. */
+static void list_flat(const struct span *sp, int32_t *out)
+{
+    size_t pos[MESHGEN_MAX_AXES], at = sp->first, n0, s0, j;
+    int i;
+
+    if (sp->n == 0) {
+        out[0] = (int32_t)at;
+        return;
+    }
+    n0 = sp->size[0];
+    s0 = sp->stride[0];
+    for (i = 1; i < sp->n; i++)
+        pos[i] = 0;
+    for (;;) {
+        for (j = 0; j < n0; j++)
+            out[j] = (int32_t)(at + j * s0);
+        out += n0;
+        for (i = 1; i < sp->n; i++) {
+            at += sp->stride[i];
+            if (++pos[i] < sp->size[i])
+                break;
+            at -= (size_t)sp->size[i] * sp->stride[i];
+            pos[i] = 0;
+        }
+        if (i >= sp->n)
+            return;
+    }
+}
+
 /*
  * Writes the devices of a span's group in mesh order: its runs walked as an
  * odometer, innermost fastest. Each member costs a read and a write.
@@ -343,6 +414,10 @@ static void list_devices(const struct meshgen_mesh *mesh, const struct span *sp,
     size_t pos[MESHGEN_MAX_AXES], at = sp->first, n0, s0, j;
     int i;
 
+    if (table == NULL) {
+        list_flat(sp, out);
+        return;
+    }
     if (sp->n == 0) {
         out[0] = table[at];
         return;
@@ -409,15 +484,18 @@ static int axes_consistent(const struct meshgen_mesh *mesh)
  * mesh_devices and device_index are inverse bijections between flat indices
  * and the mesh's device ids. The first loop proves mesh_devices injective (two
  * positions with one device would need two values of device_index), which
- * also proves n_devices <= n_inventory_devices.
+ * also proves n_devices <= n_inventory_devices. Both left out: the identity,
+ * which needs only that bound.
  */
 static int devices_consistent(const struct meshgen_mesh *mesh)
 {
     int32_t f, d;
 
-    if (mesh->mesh_devices == NULL || mesh->device_index == NULL)
-        return 0;
     if (mesh->device_kind < MESHGEN_KIND_GPU || mesh->device_kind > MESHGEN_KIND_TPU)
+        return 0;
+    if (mesh->mesh_devices == NULL && mesh->device_index == NULL)
+        return mesh->n_devices <= mesh->n_inventory_devices;
+    if (mesh->mesh_devices == NULL || mesh->device_index == NULL)
         return 0;
     for (f = 0; f < mesh->n_devices; f++) {
         d = mesh->mesh_devices[f];
@@ -481,24 +559,24 @@ static int processes_consistent(const struct meshgen_mesh *mesh)
     if (mesh->process_mode != MESHGEN_PROCESSES_HOST &&
         mesh->process_mode != MESHGEN_PROCESSES_DEVICE)
         return 0;
-    if (mesh->n_processes < 0 || (mesh->n_processes > 0 && mesh->processes == NULL))
+    if (mesh->n_processes < 0 || mesh->n_process_devices < 0)
         return 0;
-    if (mesh->n_process_devices < 0 ||
-        (mesh->n_process_devices > 0 && mesh->process_devices == NULL))
+    /* Left out, the processes are the hosts. */
+    if (mesh->processes == NULL && mesh->n_processes > 0 && mesh->n_processes != mesh->n_hosts)
         return 0;
     for (p = 0; p < mesh->n_processes; p++) {
-        const struct meshgen_process *proc = &mesh->processes[p];
+        struct meshgen_process proc = process_at(mesh, p);
         const struct meshgen_host *host;
 
-        if (proc->host < 0 || proc->host >= mesh->n_hosts || !process_run_ok(mesh, proc))
+        if (proc.host < 0 || proc.host >= mesh->n_hosts || !process_run_ok(mesh, &proc))
             return 0;
-        host = &mesh->hosts[proc->host];
-        for (i = 0; i < proc->count; i++) {
-            int32_t d = mesh->process_devices[proc->first + i];
+        host = &mesh->hosts[proc.host];
+        for (i = 0; i < proc.count; i++) {
+            int32_t d = table_process_device(mesh, proc.first + i);
 
             if (d < host->first_device || d - host->first_device >= host->n_devices)
                 return 0;
-            if (i > 0 && d <= mesh->process_devices[proc->first + i - 1])
+            if (i > 0 && d <= table_process_device(mesh, proc.first + i - 1))
                 return 0;
         }
     }
@@ -628,7 +706,18 @@ int meshgen_device_at(const struct meshgen_mesh *mesh, const int32_t *coords)
     }
     if ((int64_t)flat >= mesh->n_devices)
         return MESHGEN_ERR_CORRUPT;
-    return mesh->mesh_devices[flat];
+    return table_device(mesh, flat);
+}
+
+int meshgen_mesh_device(const struct meshgen_mesh *mesh, int flat)
+{
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (flat < 0 || flat >= mesh->n_devices)
+        return MESHGEN_ERR_RANGE;
+    return table_device(mesh, (uint32_t)flat);
 }
 
 int meshgen_coords_of(const struct meshgen_mesh *mesh, int device, int32_t *coords)
@@ -860,6 +949,11 @@ int meshgen_group(const struct meshgen_mesh *mesh, int device, uint32_t axes_mas
         return MESHGEN_ERR_CORRUPT;
     /* The innermost axis's group is contiguous: a loop the compiler can
      * turn into a block copy. */
+    if (mesh->mesh_devices == NULL) {
+        for (j = 0; j < size; j++)
+            members[j] = (int32_t)(first + j * (size_t)stride);
+        return (int)size;
+    }
     src = &mesh->mesh_devices[first];
     if (stride == 1) {
         for (j = 0; j < size; j++)
@@ -1262,7 +1356,9 @@ int meshgen_process_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn
         *process = p;
         return MESHGEN_OK;
     }
-    if (mesh->n_processes < 0 || (mesh->n_processes > 0 && mesh->processes == NULL))
+    /* Left out, the processes must be the hosts. */
+    if (mesh->n_processes < 0 ||
+        (mesh->processes == NULL && mesh->n_processes > 0 && mesh->n_processes != mesh->n_hosts))
         return MESHGEN_ERR_CORRUPT;
     host = host_from(mesh, get, ctx, NULL, 0);
     if (host < 0)
@@ -1284,7 +1380,7 @@ int meshgen_process_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn
         return MESHGEN_ERR_NO_ENV;
 
     for (p = 0; p < mesh->n_processes; p++)
-        here += mesh->processes[p].host == host;
+        here += process_at(mesh, p).host == host;
     if (launcher != NULL) {
         rc = launch_counts_agree(get, ctx, launcher, mesh->n_processes, here);
         if (rc != MESHGEN_OK)
@@ -1295,7 +1391,7 @@ int meshgen_process_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn
     if (local >= here)
         return MESHGEN_ERR_LOCAL_RANK;
     for (p = 0; p < mesh->n_processes; p++) {
-        if (mesh->processes[p].host != host)
+        if (process_at(mesh, p).host != host)
             continue;
         if (local-- == 0)
             break;
@@ -1311,23 +1407,24 @@ int meshgen_process_from_env(const struct meshgen_mesh *mesh, int32_t *process)
 
 int meshgen_process_devices(const struct meshgen_mesh *mesh, int process, int32_t *devices, int cap)
 {
-    const struct meshgen_process *proc;
+    struct meshgen_process proc;
+    int32_t i;
     int rc = mesh_usable(mesh);
 
     if (rc != MESHGEN_OK)
         return rc;
     if (process < 0 || process >= mesh->n_processes)
         return MESHGEN_ERR_RANGE;
-    proc = &mesh->processes[process];
-    if (!process_run_ok(mesh, proc))
+    proc = process_at(mesh, process);
+    if (!process_run_ok(mesh, &proc))
         return MESHGEN_ERR_CORRUPT;
-    rc = output_wanted(devices, cap, proc->count);
+    rc = output_wanted(devices, cap, proc.count);
     if (rc < 0)
         return rc;
-    if (rc == 1 && proc->count > 0)
-        memcpy(devices, &mesh->process_devices[proc->first],
-               (size_t)proc->count * sizeof devices[0]);
-    return proc->count;
+    if (rc == 1)
+        for (i = 0; i < proc.count; i++)
+            devices[i] = table_process_device(mesh, proc.first + i);
+    return proc.count;
 }
 
 int meshgen_process_of(const struct meshgen_mesh *mesh, int device)
@@ -1340,12 +1437,12 @@ int meshgen_process_of(const struct meshgen_mesh *mesh, int device)
     if (device < 0 || device >= mesh->n_inventory_devices)
         return MESHGEN_ERR_RANGE;
     for (p = 0; p < mesh->n_processes; p++) {
-        const struct meshgen_process *proc = &mesh->processes[p];
+        struct meshgen_process proc = process_at(mesh, p);
 
-        if (!process_run_ok(mesh, proc))
+        if (!process_run_ok(mesh, &proc))
             return MESHGEN_ERR_CORRUPT;
-        for (i = 0; i < proc->count; i++)
-            if (mesh->process_devices[proc->first + i] == device)
+        for (i = 0; i < proc.count; i++)
+            if (table_process_device(mesh, proc.first + i) == device)
                 return p;
     }
     return MESHGEN_ERR_NOT_IN_MESH;
@@ -1447,14 +1544,14 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
         return MESHGEN_ERR_NOT_GPU;
     for (i = 0; i < proc->count; i++) {
         const struct meshgen_device_info *info =
-            meshgen_device_info(mesh, mesh->process_devices[proc->first + i]);
+            meshgen_device_info(mesh, table_process_device(mesh, proc->first + i));
 
         if (info == NULL)
             return MESHGEN_ERR_CORRUPT;
         by_uuid &= uuid_accepted(var, info->uuid);
     }
     for (i = 0; i < proc->count; i++) {
-        int32_t d = mesh->process_devices[proc->first + i];
+        int32_t d = table_process_device(mesh, proc->first + i);
 
         if (i > 0)
             put(t, ",", 1);
@@ -1486,7 +1583,7 @@ static int omp_places(const struct meshgen_mesh *mesh, const struct meshgen_proc
 
     for (i = 0; i < proc->count; i++) {
         const struct meshgen_device_info *info =
-            meshgen_device_info(mesh, mesh->process_devices[proc->first + i]);
+            meshgen_device_info(mesh, table_process_device(mesh, proc->first + i));
         const char *pos;
         uint32_t lo, hi;
         int rc, first = 1;
@@ -1498,8 +1595,9 @@ static int omp_places(const struct meshgen_mesh *mesh, const struct meshgen_proc
         /* Devices that share a cpuset (GPUs behind one socket) share a place:
          * repeating it would give OpenMP two places with the same CPUs. */
         for (j = 0; j < i; j++)
-            if (strcmp(meshgen_device_info(mesh, mesh->process_devices[proc->first + j])->cpuset,
-                       info->cpuset) == 0)
+            if (strcmp(
+                    meshgen_device_info(mesh, table_process_device(mesh, proc->first + j))->cpuset,
+                    info->cpuset) == 0)
                 break;
         if (j < i)
             continue;
@@ -1535,7 +1633,7 @@ static int env_value(const struct meshgen_mesh *mesh, const struct meshgen_proce
 int meshgen_placement_env(const struct meshgen_mesh *mesh, int process, int var, char *buf,
                           size_t cap)
 {
-    const struct meshgen_process *proc;
+    struct meshgen_process proc;
     struct text t = {NULL, 0};
     int rc = mesh_usable(mesh);
 
@@ -1545,10 +1643,10 @@ int meshgen_placement_env(const struct meshgen_mesh *mesh, int process, int var,
         return MESHGEN_ERR_RANGE;
     if (buf == NULL && cap > 0)
         return MESHGEN_ERR_NULL;
-    proc = &mesh->processes[process];
-    if (!process_run_ok(mesh, proc))
+    proc = process_at(mesh, process);
+    if (!process_run_ok(mesh, &proc))
         return MESHGEN_ERR_CORRUPT;
-    rc = env_value(mesh, proc, var, &t);
+    rc = env_value(mesh, &proc, var, &t);
     if (rc != MESHGEN_OK)
         return rc;
     if (t.len > INT32_MAX)
@@ -1561,7 +1659,7 @@ int meshgen_placement_env(const struct meshgen_mesh *mesh, int process, int var,
     }
     t.buf = buf;
     t.len = 0;
-    env_value(mesh, proc, var, &t);
+    env_value(mesh, &proc, var, &t);
     buf[t.len] = '\0';
     return (int)t.len;
 }

@@ -25,7 +25,7 @@ int main(void)
     printf("\n\n%-12s %-6s %-12s %-5s %-6s %s\n", "coords", "device", "host", "numa", "os idx",
            "cpus");
     for (f = 0; f < LOCAL_MESH_DEVICES; f++) {
-        int device = m->mesh_devices[f];
+        int device = meshgen_mesh_device(m, f);
         const struct meshgen_device_info *info = meshgen_device_info(m, device);
         char text[64];
         int n = 0;

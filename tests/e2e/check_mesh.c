@@ -34,7 +34,7 @@ int main(void)
     /* Every position holds a distinct device, and the device's coordinates
      * lead back to the position. */
     for (f = 0; f < m->n_devices; f++) {
-        int dev = m->mesh_devices[f], back;
+        int dev = meshgen_mesh_device(m, f), back;
         if (dev < 0 || dev >= m->n_inventory_devices)
             FAIL("position %d holds device %d, out of range", f, dev);
         if (seen[dev]++)
@@ -73,11 +73,11 @@ int main(void)
         FAIL("device_coords accepts a device past the last");
     printf("],\n \"mesh\": [");
     for (f = 0; f < m->n_devices; f++)
-        printf("%s%d", f ? ", " : "", (int)m->mesh_devices[f]);
+        printf("%s%d", f ? ", " : "", (int)meshgen_mesh_device(m, f));
     printf("],\n \"coords\": {");
     for (f = 0; f < m->n_devices; f++) {
-        meshgen_coords_of(m, m->mesh_devices[f], coords);
-        printf("%s\"%d\": [", f ? ", " : "", (int)m->mesh_devices[f]);
+        meshgen_coords_of(m, meshgen_mesh_device(m, f), coords);
+        printf("%s\"%d\": [", f ? ", " : "", (int)meshgen_mesh_device(m, f));
         for (a = 0; a < m->n_axes; a++)
             printf("%s%d", a ? ", " : "", (int)coords[a]);
         printf("]");
@@ -88,7 +88,7 @@ int main(void)
         if (n < 0)
             FAIL("process_devices(%d): %s", p, meshgen_strerror(n));
         printf("%s{\"id\": %d, \"host\": %d, \"stage\": %d, \"devices\": [", p ? ", " : "", p,
-               (int)m->processes[p].host, meshgen_stage_of(m, buf[0]));
+               meshgen_device_host(m, buf[0]), meshgen_stage_of(m, buf[0]));
         for (d = 0; d < n; d++) {
             if (meshgen_process_of(m, buf[d]) != p)
                 FAIL("process_of(%d) != %d", (int)buf[d], p);
@@ -111,7 +111,7 @@ int main(void)
         printf("%s[", a ? ", " : "");
         for (f = 0; f < m->n_devices; f++) {
             int32_t rank = -1;
-            int dev = m->mesh_devices[f];
+            int dev = meshgen_mesh_device(m, f);
             int g = meshgen_group_index(m, dev, 1u << a, &rank);
             n = meshgen_group(m, dev, 1u << a, buf, (int)(sizeof buf / sizeof buf[0]));
             if (g < 0 || n < 0)
@@ -140,7 +140,7 @@ int main(void)
         printf("], \"devices\": [");
         for (f = 0; f < m->n_devices; f++) {
             int32_t replica = -1;
-            int dev = m->mesh_devices[f];
+            int dev = meshgen_mesh_device(m, f);
             err = meshgen_shard(m, p, global, sh->n_dims, dev, start, size, &replica);
             if (err != MESHGEN_OK)
                 FAIL("shard %s of device %d: %s", sh->name, dev, meshgen_strerror(err));

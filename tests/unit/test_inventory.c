@@ -100,8 +100,8 @@ static const struct mg_topology *load_ok(struct ctx *c, const char *source,
 
 static int closeness(const struct mg_topology *t, int kind, int a, int b)
 {
-    assert_non_null(t->closeness[kind]);
-    return t->closeness[kind][(size_t)a * (size_t)t->n[kind] + (size_t)b];
+    assert_true(mg_topology_has_closeness(t, kind));
+    return mg_topology_closeness(t, kind, a, b);
 }
 
 /* A load that must fail with exactly one error of `check` at c->at, whose
@@ -606,7 +606,7 @@ static void test_synthetic_cpu(void **state)
     assert_int_equal(inv->hosts[0].at.line, c->at.line);
     assert_string_equal(t->key, "synthetic:pack:2 core:4 pu:2");
     assert_int_equal(t->n[MG_KIND_GPU], 0);
-    assert_null(t->closeness[MG_KIND_GPU]);
+    assert_false(mg_topology_has_closeness(t, MG_KIND_GPU));
     assert_int_equal(t->n[MG_KIND_PACKAGE], 2);
     assert_int_equal(t->n[MG_KIND_CORE], 8);
     assert_int_equal(t->n[MG_KIND_PU], 16);
@@ -704,22 +704,32 @@ static void test_live(void **state)
     assert_int_equal(strlen(t->digest), 64);
 }
 
-static void test_closeness_limit(void **state)
+/* 4200 cores and PUs: closeness by the tree has no ceiling (an n x n matrix
+ * had one, 4096, with a warning past it), and costs a path per device. */
+static void test_closeness_linear(void **state)
 {
     struct ctx *c = *state;
     const struct mg_topology *t = load_ok(c, "synthetic:pack:2 core:2100 pu:1", NULL);
-    int i;
+    int k;
 
-    /* 4200 cores and PUs: past the matrix ceiling, a warning each. */
     assert_int_equal(t->n[MG_KIND_CORE], 4200);
-    assert_null(t->closeness[MG_KIND_CORE]);
-    assert_null(t->closeness[MG_KIND_PU]);
-    assert_non_null(t->closeness[MG_KIND_PACKAGE]);
-    assert_int_equal(c->diags.n, 2);
-    for (i = 0; i < 2; i++) {
-        assert_int_equal(c->diags.items[i].severity, MG_SEV_WARNING);
-        assert_string_equal(c->diags.items[i].check, "inventory-closeness");
+    assert_int_equal(c->diags.n, 0);
+    for (k = 0; k < MG_N_HWLOC_KINDS; k++) {
+        assert_null(t->closeness[k]);
+        if (k == MG_KIND_GPU)
+            continue;
+        assert_non_null(t->tree_path[k]);
+        /* Machine, package, core (and the PU under it): a short path. */
+        assert_true(t->tree_stride[k] <= 8);
     }
+    /* Two cores of one package meet there, of two packages at the root. */
+    assert_int_equal(closeness(t, MG_KIND_CORE, 0, 2099), closeness(t, MG_KIND_CORE, 1, 2));
+    assert_true(closeness(t, MG_KIND_CORE, 0, 2099) > closeness(t, MG_KIND_CORE, 0, 2100));
+    assert_int_equal(closeness(t, MG_KIND_CORE, 2100, 4199), closeness(t, MG_KIND_CORE, 0, 1));
+    assert_int_equal(closeness(t, MG_KIND_CORE, 0, 4199), 0);
+    assert_int_equal(closeness(t, MG_KIND_CORE, 7, 7), t->tree_depth[MG_KIND_CORE][7]);
+    assert_int_equal(closeness(t, MG_KIND_PU, 0, 4199), 0);
+    assert_int_equal(closeness(t, MG_KIND_PACKAGE, 0, 1), 0);
 }
 
 /* ---- strings from a hostile file ------------------------------------------------ */
@@ -1008,7 +1018,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_real_cpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_cores, setup, teardown),
         cmocka_unit_test_setup_teardown(test_live, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_closeness_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_closeness_linear, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_strings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_missing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_truncated, setup, teardown),

@@ -539,8 +539,6 @@ static void test_topology_named_yaml(void **state)
     assert_int_equal(inv->topologies[0].n[MG_KIND_GPU], 16);
 }
 
-/* ---- per-host identity (issue 14 §2) ----------------------------------------------- */
-
 static const struct mg_diag *find_check(const struct mg_diags *d, const char *check)
 {
     int i;
@@ -549,6 +547,95 @@ static const struct mg_diag *find_check(const struct mg_diags *d, const char *ch
             return &d->items[i];
     return NULL;
 }
+
+/* ---- one load per call (mg_inv_cache) ------------------------------------------ */
+
+static struct mg_inventory *load_cached(struct fx *f, struct mg_inv_cache *c, const char *path)
+{
+    struct mg_mark at = {"spec.yaml", 3, 12};
+    return mg_inventory_load_cached(c, &f->arena, &f->diags, path, at);
+}
+
+/* The same file twice: loaded once (the hosts are the cache's), but each
+ * run gets its own struct and topologies, which the driver may relabel. */
+static void test_cache_same_inventory(void **state)
+{
+    struct fx *f = *state;
+    struct mg_inv_cache *c = mg_inv_cache_new();
+    const char *path = INV_DATA "/mixed.yaml";
+    struct mg_inventory *x = load_cached(f, c, path), *y;
+
+    assert_non_null(x);
+    x->topologies[0].label = "changed";
+    y = load_cached(f, c, path);
+    expect_clean(&f->diags);
+    assert_non_null(y);
+    assert_ptr_not_equal(x, y);
+    assert_ptr_equal(x->hosts, y->hosts);
+    assert_ptr_equal(x->topologies[0].devs[MG_KIND_GPU], y->topologies[0].devs[MG_KIND_GPU]);
+    assert_string_equal(y->topologies[0].label, "../hwloc/nvidiaDGX2.xml");
+    assert_int_equal(y->n_hosts, 7);
+    assert_string_equal(y->hosts[6].name, "login");
+    mg_inv_cache_free(c);
+}
+
+/* Two inventories that name one XML file share its load; another spelling
+ * of an inventory's path is its own entry, so its marks name that path. */
+static void test_cache_shared_topology(void **state)
+{
+    struct fx *f = *state;
+    struct mg_inv_cache *c = mg_inv_cache_new();
+    struct mg_inventory *x = load_cached(f, c, INV_DATA "/two-dgx.yaml");
+    struct mg_inventory *y = load_cached(f, c, INV_DATA "/mixed.yaml");
+    struct mg_inventory *z = load_cached(f, c, INV_DATA "/../inventory/two-dgx.yaml");
+    struct mg_inventory *w = load_cached(f, c, DGX2_XML);
+    struct mg_inventory *v = load_cached(f, c, MESHGEN_TEST_DATA "/hwloc/../hwloc/nvidiaDGX2.xml");
+
+    expect_clean(&f->diags);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_non_null(z);
+    assert_non_null(w);
+    assert_non_null(v);
+    assert_ptr_equal(x->topologies[0].devs[MG_KIND_GPU], y->topologies[0].devs[MG_KIND_GPU]);
+    /* A topology on its own is a host named after its file: kept by path. */
+    assert_ptr_not_equal(x->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
+    assert_ptr_not_equal(v->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
+    assert_ptr_equal(w->topologies[0].devs[MG_KIND_GPU],
+                     load_cached(f, c, DGX2_XML)->topologies[0].devs[MG_KIND_GPU]);
+    assert_string_equal(y->topologies[0].label, "../hwloc/nvidiaDGX2.xml");
+    assert_string_equal(w->topologies[0].label, DGX2_XML);
+    assert_string_equal(w->hosts[0].name, "nvidiaDGX2");
+    assert_ptr_not_equal(x->hosts, z->hosts);
+    assert_mark(z->hosts[0].at, INV_DATA "/../inventory/two-dgx.yaml", 5, 12);
+    mg_inv_cache_free(c);
+}
+
+/* What a load reported is kept with it: every run that reuses it reports
+ * the same diagnostics, errors and notes alike. */
+static void test_cache_errors_repeat(void **state)
+{
+    struct fx *f = *state;
+    struct mg_inv_cache *c = mg_inv_cache_new();
+    const char *path = INV_DATA "/errors/duplicate-host.yaml";
+    int n, i;
+
+    assert_null(load_cached(f, c, path));
+    assert_int_equal(f->diags.n_errors, 1);
+    n = f->diags.n;
+    assert_null(load_cached(f, c, path));
+    assert_int_equal(f->diags.n_errors, 2);
+    assert_int_equal(f->diags.n, 2 * n);
+    for (i = 0; i < n; i++) {
+        assert_string_equal(f->diags.items[n + i].check, f->diags.items[i].check);
+        assert_string_equal(f->diags.items[n + i].message, f->diags.items[i].message);
+        assert_int_equal(f->diags.items[n + i].at.line, f->diags.items[i].at.line);
+    }
+    assert_non_null(find_check(&f->diags, "inventory-host-duplicate"));
+    mg_inv_cache_free(c);
+}
+
+/* ---- per-host identity (issue 14 §2) ----------------------------------------------- */
 
 /* `topology: snap/{host}.xml`: each host its own snapshot, so each keeps
  * its own UUIDs; hosts in the hostlist's written order. */
@@ -719,6 +806,9 @@ int main(void)
         T(test_many_snapshots),
         T(test_tpu_groups),
         T(test_tpu_errors),
+        T(test_cache_same_inventory),
+        T(test_cache_shared_topology),
+        T(test_cache_errors_repeat),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

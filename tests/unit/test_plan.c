@@ -591,6 +591,205 @@ static void test_digest(void **state)
     assert_string_not_equal(first, p->digest);
 }
 
+/* Tree closeness for 8 GPUs: machine (depth 0), two sockets (1), each GPU
+ * (2). `alternate`: sockets alternate in device order (0,2,4,6 on one),
+ * else 0-3 and 4-7. The paths name each ancestor by its first device. */
+static void tree_closeness(struct fixture *f, int alternate)
+{
+    struct mg_topology *t = &f->inv.topologies[0];
+    int i;
+
+    t->tree_stride[MG_KIND_GPU] = 3;
+    t->tree_depth[MG_KIND_GPU] = mg_alloc_array(&f->arena, 8, sizeof(int));
+    t->tree_path[MG_KIND_GPU] = mg_alloc_array(&f->arena, 8 * 3, sizeof(int));
+    for (i = 0; i < 8; i++) {
+        int socket = alternate ? i % 2 : i / 4;
+        t->tree_depth[MG_KIND_GPU][i] = 2;
+        t->tree_path[MG_KIND_GPU][i * 3] = 0;
+        t->tree_path[MG_KIND_GPU][i * 3 + 1] = alternate ? socket : socket * 4;
+        t->tree_path[MG_KIND_GPU][i * 3 + 2] = i;
+    }
+}
+
+/* The same placement as the matrix of test_locality_keeps_tp_in_socket,
+ * from tree paths: closeness by the tree goes through the same grouping. */
+static void test_locality_tree_paths(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {2, 4};
+    const int want[] = {0, 2, 4, 6, 1, 3, 5, 7};
+    struct mg_plan *p;
+
+    hosts(f, 1, 8, NULL);
+    tree_closeness(f, 1);
+    axes(f, 2, names, shape, NULL);
+    f->spec.order = MG_ORDER_LOCALITY;
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 8);
+    /* tp pairs inside a socket: 6 per group, closeness 1 each, weight 2. */
+    assert_int_equal(p->score, 2 * 2 * 6 * 1);
+    /* Inventory order: two such pairs per tp group, and every dp pair. */
+    assert_int_equal(p->score_inventory, 2 * 2 * 2 * 1 + 4 * 1);
+    assert_int_equal(mg_topology_closeness(&f->inv.topologies[0], MG_KIND_GPU, 0, 2), 1);
+    assert_int_equal(mg_topology_closeness(&f->inv.topologies[0], MG_KIND_GPU, 0, 1), 0);
+    assert_int_equal(mg_topology_closeness(&f->inv.topologies[0], MG_KIND_GPU, 3, 3), 2);
+}
+
+/* Sockets in device order: inventory order is already the best, kept
+ * without the grouping; the score is counted per depth, as pairs would. */
+static void test_locality_tree_in_order(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {2, 4};
+    const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    struct mg_plan *p;
+
+    hosts(f, 2, 8, NULL);
+    tree_closeness(f, 0);
+    axes(f, 2, names, shape, NULL);
+    f->spec.devices = 8;
+    f->spec.has_devices = 1;
+    f->spec.order = MG_ORDER_LOCALITY;
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 8);
+    assert_int_equal(p->score, p->score_inventory);
+    assert_int_equal(p->score, 2 * 2 * 6 * 1);
+}
+
+/* Which tables are the identity, and the C that leaves them out. */
+static void test_identity_tables(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {4, 4};
+    struct mg_plan *p;
+    struct mg_buf b;
+    int m[64];
+
+    hosts(f, 2, 8, NULL);
+    axes(f, 2, names, shape, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    assert_true(p->mesh_identity);
+    assert_true(p->process_devices_identity);
+    assert_true(p->processes_are_hosts);
+    mg_buf_init(&b);
+    mg_emit_source(&b, p, "test");
+    assert_non_null(strstr(b.data, ".mesh_devices = NULL,"));
+    assert_non_null(strstr(b.data, ".device_index = NULL,"));
+    assert_non_null(strstr(b.data, ".processes = NULL,"));
+    assert_non_null(strstr(b.data, ".process_devices = NULL,"));
+    assert_null(strstr(b.data, "t_mesh_devices["));
+    mg_buf_free(&b);
+
+    /* One process per device is not the hosts; a reordered mesh keeps its
+     * tables. */
+    f->spec.processes = MESHGEN_PROCESSES_DEVICE;
+    alternating(m);
+    hosts(f, 2, 8, m);
+    f->spec.order = MG_ORDER_LOCALITY;
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    assert_false(p->mesh_identity);
+    assert_true(p->process_devices_identity);
+    assert_false(p->processes_are_hosts);
+    mg_buf_init(&b);
+    mg_emit_source(&b, p, "test");
+    assert_non_null(strstr(b.data, ".mesh_devices = t_mesh_devices,"));
+    assert_non_null(strstr(b.data, ".device_index = t_device_index,"));
+    assert_non_null(strstr(b.data, ".processes = t_processes,"));
+    assert_non_null(strstr(b.data, ".process_devices = NULL,"));
+    mg_buf_free(&b);
+}
+
+static void append_sink(void *ctx, const char *data, size_t len)
+{
+    struct mg_buf *all = ctx;
+    mg_buf_put(all, data, len);
+    all->indent++; /* counts the chunks */
+}
+
+/* The JSON of resolve, streamed in chunks, is the same text as in one
+ * buffer; the streaming buffer never holds much more than a chunk. */
+static void test_streamed_json(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {-1, 8};
+    struct mg_buf whole, all, streamed;
+    struct mg_plan *p;
+
+    hosts(f, 4096, 8, NULL);
+    axes(f, 2, names, shape, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    mg_buf_init(&whole);
+    mg_emit_json(&whole, p);
+    mg_buf_init(&all);
+    mg_buf_init(&streamed);
+    mg_buf_stream(&streamed, append_sink, &all);
+    mg_emit_json(&streamed, p);
+    assert_true(streamed.cap <= 4 * MG_BUF_CHUNK);
+    mg_buf_flush(&streamed);
+    assert_true(whole.len > 2 * MG_BUF_CHUNK);
+    assert_true(all.indent >= 3);
+    assert_int_equal(all.len, whole.len);
+    assert_int_equal(mg_buf_pos(&streamed), whole.len);
+    assert_memory_equal(all.data, whole.data, whole.len);
+    mg_buf_free(&whole);
+    mg_buf_free(&all);
+    mg_buf_free(&streamed);
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (text = strstr(text, what); text; text = strstr(text + 1, what))
+        n++;
+    return n;
+}
+
+/* show --svg: a square per position up to 4096 positions, then at most
+ * 64 x 64 blocks of positions, each naming its rows, columns, first and
+ * last device and hosts in its tooltip; elements and bytes stay bounded. */
+static void test_svg_scales(void **state)
+{
+    struct fixture *f = *state;
+    const char *const names[] = {"dp", "tp"};
+    const int64_t shape[] = {-1, 8};
+    struct mg_plan *p;
+    struct mg_buf b;
+
+    hosts(f, 512, 8, NULL);
+    axes(f, 2, names, shape, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    mg_buf_init(&b);
+    mg_emit_svg(&b, p, MG_COLOR_BY_HOST);
+    assert_int_equal(count_of(b.data, "<rect class=\"cell\""), 4096);
+    assert_int_equal(count_of(b.data, "<rect class=\"block\""), 0);
+    mg_buf_free(&b);
+
+    hosts(f, 32768, 8, NULL);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_non_null(p);
+    mg_buf_init(&b);
+    mg_emit_svg(&b, p, MG_COLOR_BY_HOST);
+    /* 32768 rows x 8 columns: 64 blocks down of 512 rows, 8 across. */
+    assert_int_equal(count_of(b.data, "<rect class=\"cell\""), 0);
+    assert_int_equal(count_of(b.data, "<rect class=\"block\""), 512);
+    assert_non_null(strstr(b.data, "blocks of 512 x 1 positions"));
+    assert_non_null(strstr(b.data, "rows 0-511, columns 0-0: 512 devices (0..4088) on 512 hosts, "
+                                   "h0 ... h511</title>"));
+    assert_non_null(strstr(b.data, "rows 32256-32767, columns 7-7: 512 devices (258055..262143) "
+                                   "on 512 hosts, h32256 ... h32767</title>"));
+    assert_true(count_of(b.data, "<") - count_of(b.data, "</") <= 2000);
+    assert_true(b.len < 256 * 1024);
+    mg_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +812,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_devices_subset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_processes_per_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_keeps_tp_in_socket, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_locality_tree_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_locality_tree_in_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_identity_tables, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_streamed_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_svg_scales, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_uniform_is_inventory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_on_shared_topologies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_digest, setup, teardown),

@@ -2334,11 +2334,106 @@ static void test_unchecked_mesh_guards(void **state)
     assert_int_equal(meshgen_shard(&s.mesh, 0, NULL, 2, 0, start, size, NULL), MESHGEN_ERR_CORRUPT);
 }
 
+/* ---- identity tables left out (ABI 2) ---------------------------------------------- */
+
+/* Every lookup answers alike whether a mesh carries its identity tables or
+ * leaves them out (NULL), as the generator does. */
+static void expect_same_answers(const struct meshgen_mesh *x, const struct meshgen_mesh *y)
+{
+    int32_t a[16], b[16], cx[MESHGEN_MAX_AXES], cy[MESHGEN_MAX_AXES], rx, ry;
+    int d, f, k, p, mask;
+
+    assert_int_equal(meshgen_mesh_check(y), MESHGEN_OK);
+    for (f = -1; f <= x->n_devices; f++)
+        assert_int_equal(meshgen_mesh_device(x, f), meshgen_mesh_device(y, f));
+    for (d = -1; d <= x->n_inventory_devices; d++) {
+        assert_int_equal(meshgen_coords_of(x, d, cx), meshgen_coords_of(y, d, cy));
+        if (meshgen_coords_of(x, d, cx) == MESHGEN_OK) {
+            meshgen_coords_of(y, d, cy);
+            assert_memory_equal(cx, cy, (size_t)x->n_axes * sizeof cx[0]);
+            assert_int_equal(meshgen_device_at(x, cx), meshgen_device_at(y, cy));
+            assert_int_equal(meshgen_device_at(y, cy), d);
+        }
+        assert_int_equal(meshgen_process_of(x, d), meshgen_process_of(y, d));
+        for (mask = 0; mask < (1 << x->n_axes); mask++) {
+            int nx = meshgen_group(x, d, (uint32_t)mask, a, 16);
+            assert_int_equal(nx, meshgen_group(y, d, (uint32_t)mask, b, 16));
+            for (k = 0; k < nx; k++)
+                assert_int_equal(a[k], b[k]);
+            assert_int_equal(meshgen_group_index(x, d, (uint32_t)mask, &rx),
+                             meshgen_group_index(y, d, (uint32_t)mask, &ry));
+        }
+    }
+    for (p = -1; p <= x->n_processes; p++) {
+        int n = meshgen_process_devices(x, p, a, 16);
+        assert_int_equal(n, meshgen_process_devices(y, p, b, 16));
+        for (k = 0; k < n; k++)
+            assert_int_equal(a[k], b[k]);
+    }
+}
+
+static void test_identity_tables_left_out(void **state)
+{
+    struct meshgen_mesh m = abc_mesh;
+
+    (void)state;
+    m.mesh_devices = NULL;
+    m.device_index = NULL;
+    m.processes = NULL;
+    m.process_devices = NULL;
+    expect_same_answers(&abc_mesh, &m);
+    m = ppdptp_mesh;
+    m.mesh_devices = NULL;
+    m.device_index = NULL;
+    m.process_devices = NULL;
+    expect_same_answers(&ppdptp_mesh, &m);
+    /* A mesh over the first 8 of 16 devices: ids 8..15 are not in it. */
+    m.n_devices = 8;
+    m.axes = abc_axes;
+    m.process_mode = MESHGEN_PROCESSES_HOST;
+    m.n_processes = 2;
+    m.processes = NULL;
+    m.n_process_devices = 16;
+    assert_int_equal(meshgen_mesh_check(&m), MESHGEN_OK);
+    assert_int_equal(meshgen_mesh_device(&m, 7), 7);
+    assert_int_equal(meshgen_mesh_device(&m, 8), MESHGEN_ERR_RANGE);
+    {
+        int32_t c[MESHGEN_MAX_AXES];
+        assert_int_equal(meshgen_coords_of(&m, 8, c), MESHGEN_ERR_NOT_IN_MESH);
+    }
+    assert_int_equal(meshgen_process_of(&m, 12), 1);
+}
+
+/* Half a pair, or host processes that are not one per host, is corrupt. */
+static void test_identity_tables_refused(void **state)
+{
+    struct meshgen_mesh m = abc_mesh;
+
+    (void)state;
+    m.mesh_devices = NULL;
+    assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_CORRUPT);
+    m = abc_mesh;
+    m.device_index = NULL;
+    assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_CORRUPT);
+    m = ppdptp_mesh;
+    m.processes = NULL; /* 16 processes on 2 hosts */
+    assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_CORRUPT);
+    assert_int_equal(meshgen_process_devices(&m, 5, NULL, 0), MESHGEN_ERR_CORRUPT);
+    /* More mesh positions than devices. */
+    m = abc_mesh;
+    m.mesh_devices = NULL;
+    m.device_index = NULL;
+    m.n_inventory_devices = 4;
+    assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_CORRUPT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strerror_every_code),
         cmocka_unit_test(test_version),
+        cmocka_unit_test(test_identity_tables_left_out),
+        cmocka_unit_test(test_identity_tables_refused),
         cmocka_unit_test(test_check_accepts_test_meshes),
         cmocka_unit_test(test_check_rejects_null_magic_abi),
         cmocka_unit_test(test_check_rejects_corruptions),

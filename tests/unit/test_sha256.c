@@ -78,12 +78,61 @@ static void test_padding_boundaries(void **state)
         expect_digest(a, cases[i].len, cases[i].hex);
 }
 
+/* The million 'a's given in pieces of every size from 1 to 130 bytes (so
+ * pieces straddle blocks every way), and through a streaming buffer's sink:
+ * the same digest as at once. */
+static void test_in_pieces(void **state)
+{
+    char *a = malloc(1000000), hex[65];
+    struct mg_sha256 c;
+    struct mg_buf b;
+    size_t piece, done;
+    (void)state;
+
+    assert_non_null(a);
+    memset(a, 'a', 1000000);
+    for (piece = 1; piece <= 130; piece += 43) {
+        mg_sha256_init(&c);
+        for (done = 0; done < 1000000; done += piece)
+            mg_sha256_update(&c, a + done, done + piece > 1000000 ? 1000000 - done : piece);
+        mg_sha256_final(&c, hex);
+        assert_string_equal(hex,
+                            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    }
+    /* 3.5 MB through the buffer, which hands on a chunk past each MiB. */
+    mg_sha256_init(&c);
+    mg_buf_init(&b);
+    mg_buf_stream(&b, mg_sha256_sink, &c);
+    for (done = 0; done < 7; done++) {
+        a[done] = 'b'; /* pieces that differ, so their order counts */
+        mg_buf_put(&b, a, 500000);
+    }
+    assert_true(b.flushed >= 2 * MG_BUF_CHUNK);
+    mg_buf_flush(&b);
+    mg_buf_free(&b);
+    mg_sha256_final(&c, hex);
+    {
+        char *all = malloc(3500000), want[65];
+        assert_non_null(all);
+        memset(a, 'a', 1000000);
+        for (done = 0; done < 7; done++) {
+            a[done] = 'b';
+            memcpy(all + done * 500000, a, 500000);
+        }
+        mg_sha256_hex(all, 3500000, want);
+        assert_string_equal(hex, want);
+        free(all);
+    }
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fips_180_vectors),
         cmocka_unit_test(test_million_a),
         cmocka_unit_test(test_padding_boundaries),
+        cmocka_unit_test(test_in_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

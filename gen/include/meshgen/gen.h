@@ -30,7 +30,7 @@
 #define MG_MAX_DIMS MESHGEN_MAX_DIMS
 #define MG_MAX_NAME MESHGEN_MAX_NAME
 /* Ceilings that keep hostile input bounded in time and memory. */
-#define MG_MAX_DEVICES (1 << 22)
+#define MG_MAX_DEVICES (1 << 23) /* 8388608: 1,048,576 hosts of 8 */
 #define MG_MAX_HOSTS (1 << 20)
 #define MG_MAX_ERRORS 50
 
@@ -69,9 +69,26 @@ struct mg_buf {
     size_t len;
     size_t cap;
     int indent; /* used by mg_println */
+    /* Streaming (mg_buf_stream): the text goes to sink in chunks of about
+     * MG_BUF_CHUNK as it is written, and data holds only what is not yet
+     * handed on; flushed counts what was. */
+    void (*sink)(void *ctx, const char *data, size_t len);
+    void *sink_ctx;
+    size_t flushed;
 };
 
+/* The chunk a streaming buffer hands on at once. */
+#define MG_BUF_CHUNK ((size_t)1 << 20)
+
 void mg_buf_init(struct mg_buf *b);
+/* A buffer that hands its text to sink as it grows, so an output of any
+ * size costs about MG_BUF_CHUNK of memory; mg_buf_flush hands on the rest.
+ * Text already handed on cannot be read back: b->data holds the tail. */
+void mg_buf_stream(struct mg_buf *b, void (*sink)(void *ctx, const char *data, size_t len),
+                   void *ctx);
+void mg_buf_flush(struct mg_buf *b);
+/* Where the next byte goes, counting what was handed on. */
+size_t mg_buf_pos(const struct mg_buf *b);
 void mg_buf_free(struct mg_buf *b);
 void mg_buf_put(struct mg_buf *b, const char *s, size_t n);
 void mg_buf_puts(struct mg_buf *b, const char *s);
@@ -157,6 +174,10 @@ struct mg_diags {
 };
 
 void mg_diags_init(struct mg_diags *d, struct mg_arena *a);
+/* Reports again, into d, every diagnostic of `from` (kept with a load that
+ * a later run reuses); their text is shared, so `from`'s arena must outlive
+ * d's use of it. The cap applies as to new ones. */
+void mg_diags_append(struct mg_diags *d, const struct mg_diags *from);
 /* Reports a check registered as an error (mg_error, mg_error_rel) or as a
  * warning (mg_warning); the severity recorded is the registry's. */
 void mg_error(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)
@@ -175,6 +196,20 @@ enum mg_diag_format { MG_FORMAT_TEXT, MG_FORMAT_JSON, MG_FORMAT_GITHUB, MG_FORMA
  * the digests of topologies and of the resolved mesh. Public so the unit
  * tests can hold it to the standard's test vectors. */
 void mg_sha256_hex(const void *data, size_t len, char out[65]);
+
+/* The same over text given in pieces (a streaming buffer's output, never
+ * held whole): init, update any number of times, then final. */
+struct mg_sha256 {
+    uint32_t h[8];
+    unsigned char block[64];
+    size_t used; /* bytes in block */
+    uint64_t total;
+};
+void mg_sha256_init(struct mg_sha256 *c);
+void mg_sha256_update(struct mg_sha256 *c, const void *data, size_t len);
+void mg_sha256_final(struct mg_sha256 *c, char out[65]);
+/* mg_sha256_update with the signature of a streaming buffer's sink. */
+void mg_sha256_sink(void *ctx, const char *data, size_t len);
 
 /* ---- enumerations and their words (words.c) ------------------------------ */
 
@@ -363,9 +398,14 @@ struct mg_devinfo {
 /*
  * One loaded topology (an XML file, a synthetic description or this
  * machine), shared by every host that uses it. Devices of each kind in host
- * order (GPUs by PCI bus id, CPU objects by logical index). For each kind a
- * closeness matrix n*n (row-major, larger = closer) ranks pairs for the
- * locality order; it may be NULL where every pair is alike.
+ * order (GPUs by PCI bus id, CPU objects by logical index). For each kind,
+ * closeness (larger = closer) ranks pairs for the locality order, held in
+ * one of two ways (mg_topology_closeness reads either): a matrix n*n
+ * (row-major; a GPU bandwidth matrix), or each device's path in the tree,
+ * linear in the devices: tree_path[i * tree_stride + d] names its ancestor
+ * at depth d (0: the root) for d <= tree_depth[i] (its own depth) by the
+ * first device under that ancestor, so two devices' closeness is the
+ * deepest d where their paths agree. Neither: every pair is alike.
  */
 struct mg_topology {
     const char *key;   /* path as resolved, or "synthetic:..." or "live" */
@@ -373,12 +413,22 @@ struct mg_topology {
     int n[MG_N_KINDS];
     struct mg_devinfo *devs[MG_N_KINDS];
     int *closeness[MG_N_KINDS];
+    int tree_stride[MG_N_KINDS];
+    int *tree_depth[MG_N_KINDS];
+    int *tree_path[MG_N_KINDS];
     char digest[65]; /* sha256 hex of the extracted devices and closeness */
     /* One host of a TPU slice (an inventory's `tpu:` group): its family and
      * the slice's chips along x, y, z; NULL for an hwloc topology. */
     const struct mg_tpu_family *tpu;
     int tpu_dims[3];
 };
+
+/* The closeness of devices a and b (indices among the topology's devices
+ * of that kind), from whichever form it has; 0 when it has none. On the
+ * diagonal: the device's own depth, or its row's largest bandwidth. */
+int mg_topology_closeness(const struct mg_topology *t, int kind, int a, int b);
+/* Whether the topology ranks pairs of that kind at all. */
+int mg_topology_has_closeness(const struct mg_topology *t, int kind);
 
 struct mg_host {
     const char *name;
@@ -480,8 +530,15 @@ struct mg_plan {
     int *process_devices;
     int n_shardings;
     struct mg_plan_sharding *shardings;
-    int64_t score;            /* closeness score of the chosen assignment */
-    int64_t score_inventory;  /* score of inventory order, for comparison */
+    int64_t score;           /* closeness score of the chosen assignment */
+    int64_t score_inventory; /* score of inventory order, for comparison */
+    /* Tables that are the identity, which the C emitter leaves out (ABI 2,
+     * docs/reference.md §5): mesh[f] == f for every f (device_index is
+     * then the identity too); process_devices[i] == i; and the processes
+     * are the hosts in order, each with all its devices. */
+    int mesh_identity;
+    int process_devices_identity;
+    int processes_are_hosts;
     int has_groups;           /* groups[] filled (compile option `groups`) */
     int *groups[MG_MAX_AXES]; /* per axis: [n_mesh / size][size] device ids */
     char digest[72];          /* "sha256:<hex>" */
@@ -566,6 +623,12 @@ enum mg_source mg_source_kind(const char *source);
  */
 int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
                      struct mg_mark at, struct mg_topology *t, const char **host_name);
+/* Keeps hwloc's components (its plugins, dlopen'ed by the first topology
+ * and unloaded with the last) loaded until mg_topology_release, so that a
+ * call that loads many topologies pays for them once. Returns 0, or -1
+ * when hwloc cannot be initialised (then nothing is held). */
+int mg_topology_hold(void);
+void mg_topology_release(void);
 /*
  * Turns a topology that several hosts share into a template: the fields
  * that belong to the one machine it was exported from (GPU UUIDs) are
@@ -591,6 +654,21 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
  * (docs/reference.md, "Inventories"). Errors go to diags; NULL after one. */
 struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, const char *source,
                                        struct mg_mark at);
+/* A call that loads many specs (validate FILE...) loads each distinct
+ * inventory and topology once: files are known by device and inode (an
+ * inventory also by the path it is opened by, which its diagnostics show),
+ * synthetic descriptions by their text; this machine is discovered each
+ * time. What a load reported is kept with it and reported to every run that
+ * reuses it. While a cache lives hwloc's components stay loaded. */
+struct mg_inv_cache;
+struct mg_inv_cache *mg_inv_cache_new(void);
+void mg_inv_cache_free(struct mg_inv_cache *c);
+/* mg_inventory_load through a cache (NULL: none). What it returns is the
+ * run's own copy of the struct and its topologies; hosts and devices are
+ * shared with the cache and must outlive nothing past it. */
+struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *c, struct mg_arena *a,
+                                              struct mg_diags *d, const char *source,
+                                              struct mg_mark at);
 /* An inventory file from its node tree; path is the file as it should be
  * opened, for the topologies it names relative to itself. */
 struct mg_inventory *mg_inventory_from_node(struct mg_arena *a, struct mg_diags *d,

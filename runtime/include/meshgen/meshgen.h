@@ -66,9 +66,11 @@ extern "C" {
 
 /* "MSHG" in ASCII: the first word of every generated mesh. */
 #define MESHGEN_MAGIC 0x4753484Du
-/* Bumped whenever the layout of the structures below changes (2: TPU
- * coordinates in meshgen_device_info). */
-#define MESHGEN_ABI 2
+/* Bumped whenever the layout of the structures below, or what they may
+ * hold, changes. 2: TPU coordinates in meshgen_device_info. 3: the identity
+ * tables may be left out (mesh_devices, device_index, process_devices and
+ * processes NULL; see struct meshgen_mesh). */
+#define MESHGEN_ABI 3
 
 /* Limits shared by the generator and the runtime. */
 #define MESHGEN_MAX_AXES 16
@@ -230,6 +232,14 @@ struct meshgen_mesh {
     const struct meshgen_host *hosts;
     int32_t n_granules;
 
+    /* The per-device tables. The generator leaves out (NULL) a table that is
+     * the identity, which the functions below compute instead (ABI 2): both
+     * mesh_devices and device_index NULL mean flat index i is device id i
+     * (ids from n_devices on are not in the mesh); process_devices NULL,
+     * entry i is i; processes NULL, one process per host, process p being
+     * host p with its device ids (first = first_device, count = n_devices).
+     * Read them through the functions (meshgen_mesh_device,
+     * meshgen_coords_of, meshgen_process_devices), not directly. */
     const int32_t *mesh_devices; /* flat mesh index -> device id, n_devices entries */
     const int32_t *device_index; /* device id -> flat mesh index or -1, n_inventory_devices */
 
@@ -276,6 +286,10 @@ MESHGEN_API int meshgen_axis_size(const struct meshgen_mesh *mesh, int axis);
  * MESHGEN_ERR_RANGE when a coordinate is out of range.
  */
 MESHGEN_API int meshgen_device_at(const struct meshgen_mesh *mesh, const int32_t *coords);
+
+/** The device id at flat mesh index `flat` (row-major over the axes, the
+ * last fastest), or MESHGEN_ERR_RANGE outside 0..n_devices-1. */
+MESHGEN_API int meshgen_mesh_device(const struct meshgen_mesh *mesh, int flat);
 
 /**
  * Writes the mesh coordinates of device id `device` into coords[0..n_axes-1]
