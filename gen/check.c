@@ -43,10 +43,25 @@ static int mg_axis_lookup(const struct mg_spec *s, const char *name)
     return -1;
 }
 
+#define MG_UPPER "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
 /* An identifier the C implementation reserves: __x or _X. */
 static int mg_is_reserved(const char *s)
 {
     return s[0] == '_' && (s[1] == '_' || (s[1] >= 'A' && s[1] <= 'Z'));
+}
+
+/* Why a name would break the scheme of generated names (docs/reference.md,
+ * "Generated names"), or NULL: "__" separates the parts of a generated name,
+ * so no part may contain it or end in '_' (which would run into it). */
+static const char *mg_name_scheme_fault(const char *s)
+{
+    size_t n = strlen(s);
+    if (strstr(s, "__"))
+        return "contains '__', the separator of generated names";
+    if (n > 0 && s[n - 1] == '_')
+        return "ends with '_', which would run into the '__' that separates generated names";
+    return NULL;
 }
 
 /* Checks one name that will become part of C symbols. Returns 1 if good. */
@@ -63,6 +78,10 @@ static int mg_check_c_name(struct mg_check_run *c, const char *what, const char 
     if (mg_is_reserved(name)) {
         mg_error(c->diags, check, at,
                  "%s '%s' is reserved in C (it starts with '__' or '_' and a capital)", what, name);
+        return 0;
+    }
+    if (mg_name_scheme_fault(name)) {
+        mg_error(c->diags, check, at, "%s '%s' %s", what, name, mg_name_scheme_fault(name));
         return 0;
     }
     return 1;
@@ -83,6 +102,20 @@ static int check_name_identifier(struct mg_check_run *c)
         return 0;
     if (!mg_check_c_name(c, "mesh name", s->name, s->name_at, MG_CHK_NAME_IDENTIFIER))
         return 0;
+    if (!(s->name[0] >= 'a' && s->name[0] <= 'z') || strpbrk(s->name, MG_UPPER)) {
+        mg_error(c->diags, MG_CHK_NAME_IDENTIFIER, s->name_at,
+                 "mesh name '%s' is not lower-case, starting with a letter: its upper-case "
+                 "form prefixes the macros, so two names that differ in case would share them",
+                 s->name);
+        return 0;
+    }
+    if (strncmp(s->name, "meshgen", 7) == 0) {
+        mg_error(c->diags, MG_CHK_NAME_IDENTIFIER, s->name_at,
+                 "mesh name '%s' starts with 'meshgen', the runtime's namespace "
+                 "(meshgen_*, MESHGEN_*)",
+                 s->name);
+        return 0;
+    }
     if (mg_is_c_keyword(s->name)) {
         mg_error(c->diags, MG_CHK_NAME_IDENTIFIER, s->name_at,
                  "mesh name '%s' is a C or C++ keyword", s->name);

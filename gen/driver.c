@@ -9,11 +9,13 @@
  */
 #include <meshgen/gen.h>
 #include "cident.h"
+#include "diag.h"
 #include "io.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void mg_opts_init(struct mg_opts *o)
@@ -198,13 +200,27 @@ static void mg_output(struct mg_run *r, const struct mg_buf *b)
     r->io_error = 1;
 }
 
+/* Why a write failed, in words: mg_write_files' own errnos say more than
+ * strerror does. */
+static const char *mg_write_error(int err)
+{
+    if (err == ENXIO)
+        return "it is a FIFO that no process reads";
+    if (err == ENOTSUP)
+        return "it is neither a regular file, a FIFO nor a character device";
+    if (err == EISDIR)
+        return "it is a directory";
+    return strerror(err);
+}
+
 /* Writes a file that stands alone (an SVG, a snapshot) atomically, when its
  * bytes change; a failure is an I/O error of the run. */
 static void mg_output_file(struct mg_run *r, const char *path, const char *data, size_t len)
 {
     if (mg_write_changed(1, &path, &data, &len) == 0)
         return;
-    fprintf(r->opts->err, "meshgen: error: cannot write '%s': %s\n", path, strerror(errno));
+    fprintf(r->opts->err, "meshgen: error: cannot write %s: %s\n", mg_show_path(&r->arena, path),
+            mg_write_error(errno));
     r->io_error = 1;
 }
 
@@ -222,7 +238,9 @@ static int mg_finish(struct mg_run *r, int ok)
      * written. */
     (void)mg_write_stream(r->opts->err, b.data, b.len);
     mg_buf_free(&b);
-    code = r->io_error ? MG_EXIT_USAGE : ok && r->diags.n_errors == 0 ? MG_EXIT_OK : MG_EXIT_INPUT;
+    code = r->io_error || r->diags.io_errors ? MG_EXIT_USAGE
+           : ok && r->diags.n_errors == 0    ? MG_EXIT_OK
+                                             : MG_EXIT_INPUT;
     mg_arena_free(&r->arena);
     return code;
 }
@@ -331,8 +349,10 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
         lens[i] = out[i].len;
     }
     if (mg_write_changed(n, paths, data, lens) != 0) {
-        fprintf(o->err, "meshgen: error: cannot write %s_mesh.[ch]%s to '%s': %s\n", r->plan->name,
-                o->depfile ? " and the depfile" : "", dir, strerror(errno));
+        int err = errno;
+        fprintf(o->err, "meshgen: error: cannot write %s_mesh.[ch]%s to %s: %s\n", r->plan->name,
+                o->depfile ? " and the depfile" : "", mg_show_path(&r->arena, dir),
+                mg_write_error(err));
         r->io_error = 1;
     }
     for (i = 0; i < 3; i++)
@@ -388,7 +408,17 @@ static int mg_cmd_generate(const struct mg_opts *o, struct mg_report *rep, int n
     ok = mg_load_mesh(&r, o, rep, file, o->groups);
 
     if (ok && !mg_is_directory(dir)) {
-        fprintf(o->err, "meshgen: error: output directory '%s' does not exist\n", dir);
+        struct stat st;
+        /* Says what is wrong: -o names a directory, not a file. */
+        if (stat(dir, &st) == 0)
+            fprintf(o->err,
+                    "meshgen: error: output directory %s is %s, not a directory: -o names the "
+                    "directory to write %s_mesh.h and %s_mesh.c into\n",
+                    mg_show_path(&r.arena, dir), S_ISREG(st.st_mode) ? "a regular file" : "a file",
+                    r.plan->name, r.plan->name);
+        else
+            fprintf(o->err, "meshgen: error: output directory %s does not exist\n",
+                    mg_show_path(&r.arena, dir));
         r.io_error = 1;
     } else if (ok) {
         mg_write_generated(&r, dir, file);

@@ -6,7 +6,11 @@
  * Generated code is data, not logic: macros for the compile-time constants,
  * static const tables with designated initialisers, and one const struct
  * meshgen_mesh that ties them together. Symbols are built only from names
- * the checks accepted as C identifiers; every other string (host names,
+ * the checks accepted (docs/reference.md, "Generated names"): macros are
+ * <NAME>_MESH_<WORD> or <NAME>_MESH_<WORD>__<name>[__<WORD>], symbols
+ * <name>_mesh or <name>__<word>[__<name>], and no accepted name contains
+ * "__" or ends in '_', so no two of them can be spelt alike; every other
+ * string (host names,
  * models, file names in the banner) goes through mg_c_string or the comment
  * filter, so no input can end a literal or a comment. No timestamps, no
  * absolute paths, no pointers: the same model gives the same bytes. This
@@ -154,10 +158,10 @@ static void mg_axis_macros(struct mg_buf *b, const struct mg_plan *p, const char
     mg_println(b, "/* Axes, outermost first: index, size, ICI and DCN parts. */");
     for (i = 0; i < p->n_axes; i++) {
         const char *a = p->axis_names[i];
-        mg_println(b, "#define %s_AXIS_%s %d", up, a, i);
-        mg_println(b, "#define %s_AXIS_%s_SIZE %lld", up, a, (long long)p->size[i]);
-        mg_println(b, "#define %s_AXIS_%s_ICI %lld", up, a, (long long)p->ici[i]);
-        mg_println(b, "#define %s_AXIS_%s_DCN %lld", up, a, (long long)p->dcn[i]);
+        mg_println(b, "#define %s_MESH_AXIS__%s %d", up, a, i);
+        mg_println(b, "#define %s_MESH_AXIS__%s__SIZE %lld", up, a, (long long)p->size[i]);
+        mg_println(b, "#define %s_MESH_AXIS__%s__ICI %lld", up, a, (long long)p->ici[i]);
+        mg_println(b, "#define %s_MESH_AXIS__%s__DCN %lld", up, a, (long long)p->dcn[i]);
     }
 }
 
@@ -172,15 +176,15 @@ static void mg_sharding_macros(struct mg_buf *b, const struct mg_plan *p, const 
     }
     for (i = 0; i < p->n_shardings; i++) {
         const struct mg_plan_sharding *s = &p->shardings[i];
-        mg_println(b, "#define %s_SHARDING_%s %d", up, s->name, i);
-        mg_println(b, "#define %s_SHARDING_%s_DIMS %d", up, s->name, s->n_dims);
+        mg_println(b, "#define %s_MESH_SHARDING__%s %d", up, s->name, i);
+        mg_println(b, "#define %s_MESH_SHARDING__%s__DIMS %d", up, s->name, s->n_dims);
         for (d = 0; d < s->n_dims; d++) {
-            mg_println(b, "#define %s_SHARDING_%s_DIM%d_SHARDS %lld", up, s->name, d,
+            mg_println(b, "#define %s_MESH_SHARDING__%s__DIM%d__SHARDS %lld", up, s->name, d,
                        (long long)s->shards[d]);
             if (s->has_shape) {
-                mg_println(b, "#define %s_SHARDING_%s_DIM%d_GLOBAL %lld", up, s->name, d,
+                mg_println(b, "#define %s_MESH_SHARDING__%s__DIM%d__GLOBAL %lld", up, s->name, d,
                            (long long)s->global[d]);
-                mg_println(b, "#define %s_SHARDING_%s_DIM%d_LOCAL %lld", up, s->name, d,
+                mg_println(b, "#define %s_MESH_SHARDING__%s__DIM%d__LOCAL %lld", up, s->name, d,
                            (long long)s->local[d]);
             }
         }
@@ -195,12 +199,12 @@ static void mg_group_macros(struct mg_buf *b, const struct mg_plan *p, const cha
         return;
     mg_blank(b);
     mg_println(b, "/* Groups along each axis (DeviceMesh.get_group, MPI_Cart_sub): row g of");
-    mg_println(b, " * <name>_groups_<axis> lists group g's device ids in mesh order; groups");
+    mg_println(b, " * <name>__groups__<axis> lists group g's device ids in mesh order; groups");
     mg_println(b, " * are numbered row-major over the other axes. */");
     for (i = 0; i < p->n_axes; i++) {
-        mg_println(b, "#define %s_GROUPS_%s_COUNT %lld", up, p->axis_names[i],
+        mg_println(b, "#define %s_MESH_GROUPS__%s__COUNT %lld", up, p->axis_names[i],
                    (long long)(p->n_mesh / p->size[i]));
-        mg_println(b, "#define %s_GROUPS_%s_SIZE %lld", up, p->axis_names[i],
+        mg_println(b, "#define %s_MESH_GROUPS__%s__SIZE %lld", up, p->axis_names[i],
                    (long long)p->size[i]);
     }
 }
@@ -216,7 +220,9 @@ static void mg_declarations(struct mg_buf *b, const struct mg_plan *p, const cha
     mg_println(b, "/* The mesh: pass it to the meshgen_* functions. */");
     mg_println(b, "extern const struct meshgen_mesh %s_mesh;", p->name);
     for (i = 0; p->has_groups && i < p->n_axes; i++)
-        mg_println(b, "extern const int32_t %s_groups_%s[%s_GROUPS_%s_COUNT][%s_GROUPS_%s_SIZE];",
+        mg_println(b,
+                   "extern const int32_t "
+                   "%s__groups__%s[%s_MESH_GROUPS__%s__COUNT][%s_MESH_GROUPS__%s__SIZE];",
                    p->name, p->axis_names[i], up, p->axis_names[i], up, p->axis_names[i]);
     mg_blank(b);
     mg_println(b, "#ifdef __cplusplus");
@@ -254,7 +260,7 @@ void mg_emit_header(struct mg_buf *b, const struct mg_plan *p, const char *input
 static void mg_int_table(struct mg_buf *b, const char *name, const char *sym, const int *v, int n)
 {
     int i, j;
-    mg_println(b, "static const int32_t %s_%s[%d] = {", name, sym, n);
+    mg_println(b, "static const int32_t %s__%s[%d] = {", name, sym, n);
     for (i = 0; i < n; i += 16) {
         mg_buf_puts(b, "    ");
         for (j = i; j < n && j < i + 16; j++) {
@@ -272,7 +278,7 @@ static void mg_axes_table(struct mg_buf *b, const struct mg_plan *p)
 {
     int i;
 
-    mg_println(b, "static const struct meshgen_axis %s_axes[%d] = {", p->name, p->n_axes);
+    mg_println(b, "static const struct meshgen_axis %s__axes[%d] = {", p->name, p->n_axes);
     b->indent++;
     for (i = 0; i < p->n_axes; i++)
         mg_println(b, "{.name = \"%s\", .size = %lld, .ici = %lld, .dcn = %lld, .type = %s},",
@@ -323,7 +329,7 @@ static void mg_device_templates(struct mg_buf *b, const struct mg_plan *p)
         mg_buf_printf(b, "%d: ", t);
         mg_c_comment(b, topo->label ? topo->label : topo->key);
         mg_buf_puts(b, " */\n");
-        mg_println(b, "static const struct meshgen_device_info %s_template%d[%d] = {", p->name, t,
+        mg_println(b, "static const struct meshgen_device_info %s__template%d[%d] = {", p->name, t,
                    n);
         b->indent++;
         for (i = 0; i < n; i++)
@@ -340,13 +346,13 @@ static void mg_template_table(struct mg_buf *b, const struct mg_plan *p)
 {
     int t;
 
-    mg_println(b, "static const struct meshgen_host_template %s_templates[%d] = {", p->name,
+    mg_println(b, "static const struct meshgen_host_template %s__templates[%d] = {", p->name,
                p->inv->n_topologies);
     b->indent++;
     for (t = 0; t < p->inv->n_topologies; t++) {
         int n = p->inv->topologies[t].n[p->kind];
         if (n)
-            mg_println(b, "{.n_devices = %d, .devices = %s_template%d},", n, p->name, t);
+            mg_println(b, "{.n_devices = %d, .devices = %s__template%d},", n, p->name, t);
         else
             mg_println(b, "{.n_devices = 0, .devices = NULL},");
     }
@@ -360,7 +366,7 @@ static void mg_host_table(struct mg_buf *b, const struct mg_plan *p)
     const struct mg_inventory *inv = p->inv;
     int i;
 
-    mg_println(b, "static const struct meshgen_host %s_hosts[%d] = {", p->name, inv->n_hosts);
+    mg_println(b, "static const struct meshgen_host %s__hosts[%d] = {", p->name, inv->n_hosts);
     b->indent++;
     /* Positional, without printf: a million hosts is a million lines,
      * and field names tripled the file and gcc's time to read it. */
@@ -403,7 +409,7 @@ static void mg_process_tables(struct mg_buf *b, const struct mg_plan *p)
     int i;
 
     if (!p->processes_are_hosts && p->n_processes) {
-        mg_println(b, "static const struct meshgen_process %s_processes[%d] = {", p->name,
+        mg_println(b, "static const struct meshgen_process %s__processes[%d] = {", p->name,
                    p->n_processes);
         b->indent++;
         for (i = 0; i < p->n_processes; i++)
@@ -427,7 +433,7 @@ static void mg_table_field(struct mg_buf *b, const struct mg_plan *p, const char
     if (left_out)
         mg_println(b, ".%s = NULL,", field);
     else
-        mg_println(b, ".%s = %s_%s,", field, p->name, field);
+        mg_println(b, ".%s = %s__%s,", field, p->name, field);
 }
 
 /* The dimensions of one sharding: its axes, shard count and sizes each. */
@@ -436,7 +442,7 @@ static void mg_sharding_dims(struct mg_buf *b, const struct mg_plan *p,
 {
     int d, k;
 
-    mg_println(b, "static const struct meshgen_sharding_dim %s_sharding_%s[%d] = {", p->name,
+    mg_println(b, "static const struct meshgen_sharding_dim %s__sharding__%s[%d] = {", p->name,
                s->name, s->n_dims);
     b->indent++;
     for (d = 0; d < s->n_dims; d++) {
@@ -467,14 +473,14 @@ static void mg_sharding_tables(struct mg_buf *b, const struct mg_plan *p)
             mg_sharding_dims(b, p, &p->shardings[i]);
     if (!p->n_shardings)
         return;
-    mg_println(b, "static const struct meshgen_sharding %s_shardings[%d] = {", p->name,
+    mg_println(b, "static const struct meshgen_sharding %s__shardings[%d] = {", p->name,
                p->n_shardings);
     b->indent++;
     for (i = 0; i < p->n_shardings; i++) {
         const struct mg_plan_sharding *s = &p->shardings[i];
         if (s->n_dims)
             mg_println(b,
-                       "{.name = \"%s\", .n_dims = %d, .has_shape = %d, .dims = %s_sharding_%s},",
+                       "{.name = \"%s\", .n_dims = %d, .has_shape = %d, .dims = %s__sharding__%s},",
                        s->name, s->n_dims, s->has_shape, p->name, s->name);
         else
             mg_println(b, "{.name = \"%s\", .n_dims = 0, .has_shape = %d, .dims = NULL},", s->name,
@@ -492,7 +498,7 @@ static void mg_group_tables(struct mg_buf *b, const struct mg_plan *p)
 
     for (k = 0; p->has_groups && k < p->n_axes; k++) {
         int size = (int)p->size[k], count = p->n_mesh / size;
-        mg_println(b, "const int32_t %s_groups_%s[%d][%d] = {", p->name, p->axis_names[k], count,
+        mg_println(b, "const int32_t %s__groups__%s[%d][%d] = {", p->name, p->axis_names[k], count,
                    size);
         for (g = 0; g < count; g++) {
             mg_buf_puts(b, "    {");
@@ -520,14 +526,14 @@ static void mg_mesh_struct(struct mg_buf *b, const struct mg_plan *p)
     mg_println(b, ".generator_version = \"%s\",", MESHGEN_VERSION_STRING);
     mg_println(b, ".digest = \"%s\",", p->digest);
     mg_println(b, ".n_axes = %d,", p->n_axes);
-    mg_println(b, ".axes = %s_axes,", nm);
+    mg_println(b, ".axes = %s__axes,", nm);
     mg_println(b, ".device_kind = %s,", mg_word_c(&mg_kind_words, p->kind));
     mg_println(b, ".n_devices = %d,", p->n_mesh);
     mg_println(b, ".n_inventory_devices = %d,", p->n_devices);
     mg_println(b, ".n_templates = %d,", p->inv->n_topologies);
-    mg_println(b, ".templates = %s_templates,", nm);
+    mg_println(b, ".templates = %s__templates,", nm);
     mg_println(b, ".n_hosts = %d,", p->inv->n_hosts);
-    mg_println(b, ".hosts = %s_hosts,", nm);
+    mg_println(b, ".hosts = %s__hosts,", nm);
     mg_println(b, ".n_granules = %d,", p->n_granules);
     /* Identity tables are left out: the runtime computes them (ABI 2). */
     mg_table_field(b, p, "mesh_devices", p->mesh_identity);
@@ -540,7 +546,7 @@ static void mg_mesh_struct(struct mg_buf *b, const struct mg_plan *p)
     mg_println(b, ".mpmd_axis = %d,", p->mpmd_axis);
     mg_println(b, ".n_shardings = %d,", p->n_shardings);
     if (p->n_shardings)
-        mg_println(b, ".shardings = %s_shardings,", nm);
+        mg_println(b, ".shardings = %s__shardings,", nm);
     else
         mg_println(b, ".shardings = NULL,");
     b->indent--;

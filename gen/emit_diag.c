@@ -40,13 +40,32 @@ static const char *mg_related_msg(const struct mg_diag *g)
 
 /* ---- text ---------------------------------------------------------------------- */
 
+/* A file name in text output: control bytes escaped as in messages, so a
+ * name with a newline cannot split a diagnostic or start a line of its own
+ * (a forged diagnostic, or a "::" GitHub workflow command). */
+static void mg_diag_file(struct mg_buf *b, const char *s)
+{
+    const unsigned char *p;
+
+    for (p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\n')
+            mg_buf_puts(b, "\\n");
+        else if (*p == '\t')
+            mg_buf_puts(b, "\\t");
+        else if (*p < 0x20 || *p == 0x7f)
+            mg_buf_printf(b, "\\x%02x", *p);
+        else
+            mg_buf_put(b, (const char *)p, 1);
+    }
+}
+
 static void mg_diag_loc(struct mg_buf *b, struct mg_mark m)
 {
     if (!m.file) {
         mg_buf_puts(b, "meshgen");
         return;
     }
-    mg_buf_puts(b, m.file);
+    mg_diag_file(b, m.file);
     if (m.line > 0)
         mg_buf_printf(b, ":%d:%d", m.line, m.col > 0 ? m.col : 1);
 }

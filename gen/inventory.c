@@ -71,6 +71,8 @@ struct mg_inv_ctx {
     struct mg_topo_slot *slots; /* open addressing, power-of-two size, over 2 * cap */
     size_t mask;
     int64_t tpu_devices; /* in the TPU groups so far */
+    int64_t devices;     /* hosts x their most numerous kind, up to here */
+    int refused;         /* inventory-device-count: read no further */
 };
 
 /* ---- topologies ---------------------------------------------------------------- */
@@ -468,6 +470,63 @@ static void mg_check_tpu_slices(struct mg_inv_ctx *c, const struct mg_group *gro
 
 /* ---- host groups ----------------------------------------------------------------- */
 
+/* Counts a group's devices (its hosts times per_host, the most numerous
+ * kind of its topology) before any host is built, and a synthetic
+ * topology's before it is loaded, from its description: an inventory holds
+ * at most MG_MAX_DEVICES devices of any one kind, so one of 2^33 devices is
+ * refused at once rather than after it was built. Returns 0 after
+ * reporting. */
+static int mg_count_devices(struct mg_inv_ctx *c, const struct mg_group *g, int64_t per_host,
+                            const char *where)
+{
+    if (per_host <= 0 || g->n_names <= 0)
+        return 1;
+    /* At most 2^20 hosts of at most INT_MAX devices, added once past the
+     * limit: no overflow. */
+    c->devices += (int64_t)g->n_names * per_host;
+    if (c->devices <= MG_MAX_DEVICES)
+        return 1;
+    mg_error(c->d, MG_CHK_INVENTORY_DEVICE_COUNT, g->at,
+             "%s.names: %d hosts of %" PRId64 " devices each make %" PRId64
+             " devices in the inventory up to here, expected at most %d of any one kind",
+             where, g->n_names, per_host, c->devices, MG_MAX_DEVICES);
+    c->refused = 1;
+    return 0;
+}
+
+/* The most numerous kind of a loaded topology. */
+static int64_t mg_topology_devices(const struct mg_topology *t)
+{
+    int64_t most = 0;
+    int k;
+    for (k = 0; k < MG_N_KINDS; k++)
+        if (t->n[k] > most)
+            most = t->n[k];
+    return most;
+}
+
+/* mg_count_devices for a group whose hosts each have a snapshot of their
+ * own (`topology: snap/{host}.xml`): the sum over its hosts. */
+static void mg_count_host_devices(struct mg_inv_ctx *c, const struct mg_group *g, const char *where)
+{
+    int64_t n = 0;
+    int h;
+
+    for (h = 0; h < g->n_names; h++)
+        if (g->host_topology[h] >= 0)
+            n += mg_topology_devices(&c->inv->topologies[g->host_topology[h]]);
+    if (n <= 0)
+        return;
+    c->devices += n;
+    if (c->devices <= MG_MAX_DEVICES)
+        return;
+    mg_error(c->d, MG_CHK_INVENTORY_DEVICE_COUNT, g->at,
+             "%s.names: %d hosts with %" PRId64 " devices in all make %" PRId64
+             " devices in the inventory up to here, expected at most %d of any one kind",
+             where, g->n_names, n, c->devices, MG_MAX_DEVICES);
+    c->refused = 1;
+}
+
 static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct mg_node *n,
                           size_t idx)
 {
@@ -510,7 +569,14 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
         g->topology = mg_group_tpu(c, g, n, (const struct mg_node *const *)v, where, idx);
         return;
     }
+    if (v[MG_GK_SYNTHETIC] && !v[MG_GK_TOPOLOGY] && v[MG_GK_SYNTHETIC]->kind == MG_NODE_SCALAR &&
+        !mg_count_devices(c, g, mg_synthetic_leaves(v[MG_GK_SYNTHETIC]->value), where))
+        return;
     mg_group_topology(c, g, n, v[MG_GK_TOPOLOGY], v[MG_GK_SYNTHETIC], where);
+    if (g->host_topology)
+        mg_count_host_devices(c, g, where);
+    else if (g->topology >= 0 && v[MG_GK_TOPOLOGY])
+        mg_count_devices(c, g, mg_topology_devices(&c->inv->topologies[g->topology]), where);
 }
 
 /* qsort, after one pass that finds most inputs already in order (hosts
@@ -628,6 +694,8 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
     groups = mg_alloc_array(c->a, hosts->n, sizeof *groups);
     for (i = 0; i < hosts->n; i++) {
         mg_read_group(c, &groups[i], hosts->items[i], i);
+        if (c->refused)
+            return;
         mg_add_size(total, groups[i].n_names, &total);
         if (total > MG_MAX_HOSTS) {
             mg_error(c->d, MG_CHK_INVENTORY_HOST_COUNT, groups[i].at,

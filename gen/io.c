@@ -19,6 +19,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -115,18 +117,31 @@ char *mg_io_read(struct mg_diags *d, struct mg_mark at, const char *path, const 
     int fd, err;
 
     *len = 0;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO that no process writes returns at once,
+     * and the check below refuses it, instead of waiting forever. */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         err = errno;
         mg_error(d, r->check, at, "cannot open %s: %s", mg_input_name(d, r, label), strerror(err));
+        d->io_errors++;
         return NULL;
     }
+    d->io_errors++; /* taken back below when the file is read */
     if (fstat(fd, &st) != 0) {
         err = errno;
         mg_error(d, r->check, at, "cannot stat %s: %s", mg_input_name(d, r, label), strerror(err));
     } else if (S_ISDIR(st.st_mode)) {
         mg_error(d, r->check, at, "found a directory at %s, expected a file",
                  mg_input_name(d, r, label));
+    } else if (!S_ISREG(st.st_mode)) {
+        mg_error(d, r->check, at, "found %s at %s, expected a regular file",
+                 S_ISFIFO(st.st_mode)  ? "a FIFO"
+                 : S_ISCHR(st.st_mode) ? "a character device"
+                                       : "a special file",
+                 mg_input_name(d, r, label));
+    } else if (fcntl(fd, F_SETFL, 0) != 0) {
+        err = errno;
+        mg_error(d, r->check, at, "cannot read %s: %s", mg_input_name(d, r, label), strerror(err));
     } else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > r->limit) {
         /* Refused before it is read. */
         mg_error(d, r->check_size, at, "%s is %jd bytes, expected at most %zu bytes (%zu MiB)",
@@ -135,6 +150,8 @@ char *mg_io_read(struct mg_diags *d, struct mg_mark at, const char *path, const 
         buf = mg_io_slurp(d, at, r, label, fd, &st, len);
     }
     close(fd);
+    if (buf)
+        d->io_errors--;
     if (buf && r->text_only && *len == 0) {
         mg_error(d, r->check, at, "%s is empty", mg_input_name(d, r, label));
     } else if (buf && r->text_only && memchr(buf, '\0', *len)) {
@@ -295,23 +312,156 @@ fail:
     return NULL;
 }
 
-int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens)
+/* Where a write to path goes (docs/reference.md, "Files and streams"):
+ * *direct is set for a FIFO or character device, which is written in
+ * place; a regular file (or none yet) is replaced atomically, through any
+ * symbolic links, so the link stays and its target changes. Anything else
+ * is refused (ENOTSUP, or EISDIR). Returns the malloc'd path to write, or
+ * NULL with errno set. */
+static char *mg_out_target(const char *path, int *direct)
+{
+    struct stat st;
+    char *cur = strdup(path), link[4096];
+    int hops;
+
+    *direct = 0;
+    if (cur && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+            *direct = 1;
+            return cur;
+        }
+        free(cur);
+        errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP;
+        return NULL;
+    }
+    /* A link is followed by hand, not by realpath(): its target may not
+     * exist yet, and then it is created. */
+    for (hops = 0; cur && hops < 40; hops++) {
+        ssize_t n;
+        char *next;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        n = readlink(cur, link, sizeof link - 1);
+        if (n < 0)
+            break;
+        link[n] = '\0';
+        next = malloc(strlen(cur) + (size_t)n + 2);
+        if (next && link[0] == '/') {
+            strcpy(next, link);
+        } else if (next) {
+            const char *slash = strrchr(cur, '/');
+            size_t k = slash ? (size_t)(slash - cur) + 1 : 0;
+            memcpy(next, cur, k);
+            strcpy(next + k, link);
+        }
+        free(cur);
+        cur = next;
+    }
+    if (cur)
+        errno = ELOOP;
+    free(cur);
+    return NULL;
+}
+
+/* Writes data to a FIFO or device in place. A FIFO that no process reads
+ * is refused at once (ENXIO) rather than waited for. */
+static int mg_write_direct(const char *path, const char *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC), saved;
+    size_t done = 0;
+
+    if (fd < 0)
+        return -1;
+    if (fcntl(fd, F_SETFL, 0) != 0)
+        goto fail;
+    while (done < len) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            goto fail;
+        done += (size_t)n;
+    }
+    return close(fd);
+fail:
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
+/* Removes what an earlier run killed mid-write left beside target:
+ * <base>.tmp.XXXXXX and <base>.tmp.XXXXXX.old. Called under the lock, when
+ * no other run of meshgen is writing there. */
+static void mg_clean_stale(const char *target)
+{
+    const char *base = strrchr(target, '/');
+    size_t dlen = base ? (size_t)(base - target) : 0, blen;
+    char *dir = base ? strndup(target, dlen ? dlen : 1) : strdup(".");
+    DIR *dh = dir ? opendir(dir) : NULL;
+    struct dirent *e;
+
+    base = base ? base + 1 : target;
+    blen = strlen(base);
+    while (dh && (e = readdir(dh)) != NULL) {
+        const char *rest = e->d_name + blen;
+        char *full;
+        if (strncmp(e->d_name, base, blen) != 0 || strncmp(rest, ".tmp.", 5) != 0 ||
+            strspn(rest + 5, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") !=
+                6 ||
+            (rest[11] != '\0' && strcmp(rest + 11, ".old") != 0))
+            continue;
+        full = malloc(strlen(dir) + strlen(e->d_name) + 2);
+        if (full) {
+            sprintf(full, "%s/%s", dir, e->d_name);
+            unlink(full);
+            free(full);
+        }
+    }
+    if (dh)
+        closedir(dh);
+    free(dir);
+}
+
+/* An exclusive lock on the directory of path, held until the descriptor
+ * is closed: two runs writing one directory take turns, so a .h and a .c
+ * always come from the same run. -1 when it cannot be had (errno). */
+static int mg_lock_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, saved;
+
+    free(dir);
+    if (fd < 0)
+        return -1;
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno == EINTR)
+            continue;
+        saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+/* Replaces the regular targets together: temporaries first, then renames,
+ * rolled back when one fails. Hard links keep the old files reachable
+ * until every rename is done, so a failed rename can put back the ones
+ * already replaced. Targets written in place are skipped here. */
+static int mg_replace_files(int n, char *const *paths, const int *direct, const char *const *data,
+                            const size_t *lens)
 {
     char *tmp[MG_MAX_OUTPUTS] = {0}, *bak[MG_MAX_OUTPUTS] = {0};
     int i, j, saved, ok = 0;
 
-    if (n > MG_MAX_OUTPUTS) {
-        errno = EINVAL;
-        return -1;
-    }
     for (i = 0; i < n; i++)
-        if (!(tmp[i] = mg_write_temp(paths[i], data[i], lens[i])))
+        if (!direct[i] && !(tmp[i] = mg_write_temp(paths[i], data[i], lens[i])))
             goto out;
-    /* Hard links keep the old files reachable until every rename is done,
-     * so a failed rename can put back the ones already replaced. */
     for (i = 0; i < n; i++) {
         struct stat st;
-        if (lstat(paths[i], &st) != 0 || !S_ISREG(st.st_mode))
+        if (direct[i] || lstat(paths[i], &st) != 0 || !S_ISREG(st.st_mode))
             continue;
         bak[i] = malloc(strlen(tmp[i]) + 5);
         if (!bak[i])
@@ -324,9 +474,13 @@ int mg_write_files(int n, const char *const *paths, const char *const *data, con
         }
     }
     for (i = 0; i < n; i++) {
+        if (direct[i])
+            continue;
         if (rename(tmp[i], paths[i]) != 0) {
             saved = errno;
             for (j = 0; j < i; j++) {
+                if (direct[j])
+                    continue;
                 if (bak[j] ? rename(bak[j], paths[j]) == 0 : unlink(paths[j]) == 0) {
                     free(bak[j]);
                     bak[j] = NULL;
@@ -353,19 +507,15 @@ out:
     return ok ? 0 : -1;
 }
 
-int mg_write_atomic(const char *path, const char *data, size_t len)
-{
-    return mg_write_files(1, &path, &data, &len);
-}
-
 /* Whether path is a regular file that holds exactly len bytes, data. Any
- * doubt (cannot open, cannot read) answers no, and the file is written. */
+ * doubt (cannot open, cannot read) answers no, and the file is written.
+ * O_NONBLOCK: a FIFO is not waited on (it is not a regular file). */
 static int mg_file_equals(const char *path, const char *data, size_t len)
 {
     char chunk[8192];
     struct stat st;
     size_t done = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC), same = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), same = 0;
 
     if (fd < 0)
         return 0;
@@ -389,25 +539,72 @@ out:
     return same;
 }
 
-int mg_write_changed(int n, const char *const *paths, const char *const *data, const size_t *lens)
+/* mg_write_files and mg_write_changed: with only_changed, a regular target
+ * that already holds its bytes is left alone. The comparison is made under
+ * the lock too, so a run never keeps one file of a pair that another run
+ * is replacing. */
+static int mg_write_set(int n, const char *const *paths, const char *const *data,
+                        const size_t *lens, int only_changed)
 {
-    const char *p[MG_MAX_OUTPUTS], *d[MG_MAX_OUTPUTS];
+    char *target[MG_MAX_OUTPUTS] = {0};
+    int direct[MG_MAX_OUTPUTS] = {0}, i, m, lock = -1, saved, rc = -1;
+    const char *d[MG_MAX_OUTPUTS];
     size_t l[MG_MAX_OUTPUTS];
-    int i, m = 0;
 
-    if (n > MG_MAX_OUTPUTS) {
+    if (n > MG_MAX_OUTPUTS || n < 1) {
         errno = EINVAL;
         return -1;
     }
-    for (i = 0; i < n; i++) {
-        if (mg_file_equals(paths[i], data[i], lens[i]))
+    for (i = 0; i < n; i++)
+        if (!(target[i] = mg_out_target(paths[i], &direct[i])))
+            goto out;
+    lock = mg_lock_dir(target[0]);
+    if (lock < 0)
+        goto out;
+    for (i = m = 0; i < n; i++) {
+        if (!direct[i])
+            mg_clean_stale(target[i]);
+        if (only_changed && !direct[i] && mg_file_equals(target[i], data[i], lens[i])) {
+            free(target[i]);
             continue;
-        p[m] = paths[i];
+        }
+        target[m] = target[i];
+        direct[m] = direct[i];
         d[m] = data[i];
         l[m] = lens[i];
         m++;
     }
-    return m ? mg_write_files(m, p, d, l) : 0;
+    for (i = m; i < n; i++)
+        target[i] = NULL;
+    rc = mg_replace_files(m, target, direct, d, l);
+    /* In place last: nothing goes to a FIFO or device unless the files
+     * that are replaced have been. */
+    for (i = 0; rc == 0 && i < m; i++)
+        if (direct[i])
+            rc = mg_write_direct(target[i], d[i], l[i]);
+out:
+    saved = errno;
+    if (lock >= 0)
+        close(lock);
+    for (i = 0; i < n; i++)
+        free(target[i]);
+    errno = saved;
+    return rc;
+}
+
+int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens)
+{
+    return mg_write_set(n, paths, data, lens, 0);
+}
+
+int mg_write_atomic(const char *path, const char *data, size_t len)
+{
+    return mg_write_files(1, &path, &data, &len);
+}
+
+int mg_write_changed(int n, const char *const *paths, const char *const *data, const size_t *lens)
+{
+    return mg_write_set(n, paths, data, lens, 1);
 }
 
 int mg_write_stream(FILE *out, const char *data, size_t len)

@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE /* getopt_long */
 #include <meshgen/gen.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -126,6 +127,28 @@ static void mg_command_help(enum mg_command cmd, FILE *out)
             mg_usage_common);
 }
 
+/* A command-line argument as a message may echo it: control bytes escaped
+ * and cut past 200 bytes with "...", as diagnostics echo their values
+ * (docs/reference.md, "Checks"). Returns buf. */
+static const char *mg_arg_shown(const char *s, char *buf, size_t cap)
+{
+    size_t n = 0, i;
+
+    for (i = 0; s[i] && i < 200 && n + 8 < cap; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x20 || ch == 0x7f)
+            n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", ch);
+        else
+            buf[n++] = (char)ch;
+    }
+    if (s[i] && n + 4 <= cap) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 static int mg_usage_error(enum mg_command cmd, const char *fmt, ...) MG_PRINTF(2, 3);
 static int mg_usage_error(enum mg_command cmd, const char *fmt, ...)
 {
@@ -145,13 +168,15 @@ static int mg_option_word(enum mg_command cmd, const char *option, const struct 
                           const char *value, int *out)
 {
     struct mg_buf b;
+    char shown[1024];
 
     *out = mg_word_value(words, value);
     if (*out >= 0)
         return 0;
     mg_buf_init(&b);
     mg_word_list(&b, words, " or ");
-    mg_usage_error(cmd, "%s must be %s, not '%s'", option, b.data, value);
+    mg_usage_error(cmd, "%s must be %s, not '%s'", option, b.data,
+                   mg_arg_shown(value, shown, sizeof shown));
     mg_buf_free(&b);
     return -1;
 }
@@ -217,6 +242,7 @@ static int mg_option_count(enum mg_command cmd, const char *option, const char *
 static int mg_parse_option(enum mg_command cmd, int ch, char **argv, struct mg_opts *o)
 {
     int value;
+    char shown[1024];
 
     switch (ch) {
     case OPT_INVENTORY: o->inventory = optarg; break;
@@ -265,8 +291,12 @@ static int mg_parse_option(enum mg_command cmd, int ch, char **argv, struct mg_o
         o->groups = (enum mg_when)value;
         break;
     case 'h': mg_command_help(cmd, stdout); return MG_EXIT_OK;
-    case ':': return mg_usage_error(cmd, "option '%s' needs an argument", argv[optind - 1]);
-    default: return mg_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+    case ':':
+        return mg_usage_error(cmd, "option '%s' needs an argument",
+                              mg_arg_shown(argv[optind - 1], shown, sizeof shown));
+    default:
+        return mg_usage_error(cmd, "unknown option '%s'",
+                              mg_arg_shown(argv[optind - 1], shown, sizeof shown));
     }
     return -1;
 }
@@ -316,6 +346,7 @@ static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_fi
 static int mg_find_command(int argc, char **argv, int *code)
 {
     int cmd;
+    char shown[1024];
 
     *code = MG_EXIT_OK;
     if (argc < 2) {
@@ -338,7 +369,8 @@ static int mg_find_command(int argc, char **argv, int *code)
         }
         cmd = mg_word_value(&mg_command_words, argv[2]);
         if (cmd < 0) {
-            fprintf(stderr, "meshgen: unknown command '%s'\n%s", argv[2], mg_usage_main);
+            fprintf(stderr, "meshgen: unknown command '%s'\n%s",
+                    mg_arg_shown(argv[2], shown, sizeof shown), mg_usage_main);
             *code = MG_EXIT_USAGE;
             return -1;
         }
@@ -347,13 +379,14 @@ static int mg_find_command(int argc, char **argv, int *code)
     }
     cmd = mg_word_value(&mg_command_words, argv[1]);
     if (cmd < 0) {
-        fprintf(stderr, "meshgen: unknown command '%s'\n\n%s", argv[1], mg_usage_main);
+        fprintf(stderr, "meshgen: unknown command '%s'\n\n%s",
+                mg_arg_shown(argv[1], shown, sizeof shown), mg_usage_main);
         *code = MG_EXIT_USAGE;
     }
     return cmd;
 }
 
-int main(int argc, char **argv)
+static int mg_main(int argc, char **argv)
 {
     struct mg_opts o;
     int cmd, ch, code;
@@ -373,4 +406,22 @@ int main(int argc, char **argv)
     if (code >= 0)
         return code;
     return mg_run_command((enum mg_command)cmd, &o, argc - optind, argv + optind);
+}
+
+/* Whatever went to stdout (help, the version, a command's result) must
+ * have arrived: a stream that could not be written is an I/O error, exit 2
+ * with a message, never a silent success. A run that already failed with
+ * exit 2 has said why. */
+int main(int argc, char **argv)
+{
+    int code = mg_main(argc, argv), err;
+
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return code;
+    err = errno;
+    if (code != MG_EXIT_USAGE)
+        fprintf(stderr, "meshgen: error: cannot write the output: %s\n",
+                err ? strerror(err) : "write error");
+    return MG_EXIT_USAGE;
 }

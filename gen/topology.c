@@ -447,7 +447,7 @@ int mg_topology_make_template(struct mg_topology *t)
 /* The product of the arities in a synthetic description ("pack:2 core:4
  * pu:2" -> 16; attributes in parentheses skipped), which bounds the PUs it
  * asks for; or -1 when it exceeds MG_SYNTHETIC_MAX_LEAVES. */
-static int64_t mg_synthetic_leaves(const char *desc)
+int64_t mg_synthetic_leaves(const char *desc)
 {
     const char *p = desc;
     int64_t product = 1;

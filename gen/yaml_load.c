@@ -215,13 +215,47 @@ static int mg_yaml_count_node(struct mg_yloader *l, struct mg_mark at)
     return 1;
 }
 
+#define MG_YAML_TAG(t) "tag:yaml.org,2002:" t
+
+/* The tags a plain spec or inventory may carry: the standard scalar ones
+ * (and "!", YAML's non-specific tag), only on scalars. Any other tag, on
+ * any node, asks for a type or an object the format does not have
+ * (!!python/object/apply:os.system), and is refused rather than ignored. */
+static int mg_yaml_tag_ok(enum mg_node_kind kind, const char *tag)
+{
+    static const char *const ok[] = {"!", MG_YAML_TAG("str"), MG_YAML_TAG("int"),
+                                     MG_YAML_TAG("bool"), MG_YAML_TAG("null")};
+    size_t i;
+
+    if (kind != MG_NODE_SCALAR)
+        return 0;
+    for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (strcmp(tag, ok[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static struct mg_node *mg_yaml_new_node(struct mg_yloader *l, enum mg_node_kind kind, yaml_mark_t m,
                                         const yaml_char_t *tag)
 {
     struct mg_node *n = mg_alloc(l->arena, sizeof *n);
+    size_t pre = strlen(MG_YAML_TAG(""));
+
     n->kind = kind;
     n->mark = mg_yaml_mark(l, m);
     n->tag = tag ? mg_strdup(l->arena, (const char *)tag) : NULL;
+    if (n->tag && !mg_yaml_tag_ok(kind, n->tag)) {
+        const char *t = n->tag;
+        int std = strncmp(t, MG_YAML_TAG(""), pre) == 0;
+        mg_error(l->diags, MG_CHK_YAML_TAG, n->mark,
+                 "found the tag '%s%s' on a %s; expected no tag (only !!str, !!int, !!bool and "
+                 "!!null are accepted, on scalars)",
+                 std ? "!!" : "", std ? t + pre : t,
+                 kind == MG_NODE_MAP   ? "mapping"
+                 : kind == MG_NODE_SEQ ? "sequence"
+                                       : "scalar");
+        l->failed = 1;
+    }
     return n;
 }
 

@@ -50,9 +50,9 @@ static void need(int err, const char *call)
 static const int32_t *axis_table(int axis)
 {
     switch (axis) {
-    case TRAIN_AXIS_pp: return &train_groups_pp[0][0];
-    case TRAIN_AXIS_dp: return &train_groups_dp[0][0];
-    case TRAIN_AXIS_tp: return &train_groups_tp[0][0];
+    case TRAIN_MESH_AXIS__pp: return &train__groups__pp[0][0];
+    case TRAIN_MESH_AXIS__dp: return &train__groups__dp[0][0];
+    case TRAIN_MESH_AXIS__tp: return &train__groups__tp[0][0];
     default: return NULL;
     }
 }
@@ -178,7 +178,8 @@ int main(int argc, char **argv)
     need(meshgen_coords_of(m, device, coords), "meshgen_coords_of");
     printf("rank %d on %s: host %d (%s), process %d, device %d, coords (pp=%d, dp=%d, tp=%d)\n",
            world_rank, host_name, host, m->hosts[host].name, (int)process, device,
-           (int)coords[TRAIN_AXIS_pp], (int)coords[TRAIN_AXIS_dp], (int)coords[TRAIN_AXIS_tp]);
+           (int)coords[TRAIN_MESH_AXIS__pp], (int)coords[TRAIN_MESH_AXIS__dp],
+           (int)coords[TRAIN_MESH_AXIS__tp]);
     fflush(stdout);
 
     /* One communicator per axis... */
@@ -190,8 +191,9 @@ int main(int argc, char **argv)
     /* ...and one across two axes: the dp x tp block of a pipeline stage. */
     mask = meshgen_axes_mask(m, "dp,tp");
     need(mask, "meshgen_axes_mask");
-    if (mask != (1 << TRAIN_AXIS_dp | 1 << TRAIN_AXIS_tp))
-        fail("meshgen_axes_mask(\"dp,tp\")", mask, 1 << TRAIN_AXIS_dp | 1 << TRAIN_AXIS_tp);
+    if (mask != (1 << TRAIN_MESH_AXIS__dp | 1 << TRAIN_MESH_AXIS__tp))
+        fail("meshgen_axes_mask(\"dp,tp\")", mask,
+             1 << TRAIN_MESH_AXIS__dp | 1 << TRAIN_MESH_AXIS__tp);
     check_group(m, device, (uint32_t)mask, "dp+tp", NULL);
 
     /* Every rank got here: say so once. */

@@ -9,8 +9,9 @@
   pipeline mesh has 4 stages; the legend names each key once.
 - A host name longer than a square is abbreviated there, and the full name
   is in the square's tooltip and the legend's.
-- 1,048,576 devices (131,072 hosts x 8, the mesh of issue 12) draw as at
-  most 64 x 64 blocks, not devices: a picture under 1 MB (it was 237 MB).
+- 1,048,576 devices (65,536 DGX-2 hosts x 16 GPUs; issue 12 measured the
+  same count as 131,072 hosts x 8) draw as at most 64 x 64 blocks, not
+  devices: a picture under 1 MB (it was 237 MB).
 
     svg_check.py ROOT MESHGEN
 """
@@ -135,14 +136,14 @@ def test_long_names(meshgen, tmp):
 
 
 def test_million(root, meshgen, tmp):
-    topo = os.path.join(root, "configs/inventories/hwloc/eas-tioga.xml")
+    topo = os.path.join(root, "configs/inventories/hwloc/nvidiaDGX2.xml")
     inv, spec, svg = (os.path.join(tmp, n) for n in ("inv1m.yaml", "big.yaml", "big.svg"))
     with open(inv, "w", encoding="utf-8") as f:
-        f.write(f"meshgen-inventory: 1\nhosts:\n  - names: n[0000001-0131072]\n"
+        f.write(f"meshgen-inventory: 1\nhosts:\n  - names: n[00001-65536]\n"
                 f"    topology: {topo}\n")
     with open(spec, "w", encoding="utf-8") as f:
         f.write("meshgen: 1\nname: big\ninventory: inv1m.yaml\nmesh:\n"
-                "  axes: [pp, dp, fsdp, tp]\n  shape: [4, -1, 64, 8]\n")
+                "  axes: [pp, dp, fsdp, tp]\n  shape: [4, -1, 64, 16]\n")
     pic = show(meshgen, spec, svg)
     size = os.path.getsize(svg)
     blocks = [r for r in pic.iter(NS + "rect") if r.get("class") == "block"]
@@ -151,6 +152,8 @@ def test_million(root, meshgen, tmp):
           f"1M devices: {len(blocks)} blocks, {len(cells(pic))} squares")
     check(legend(pic) is not None and len(legend(pic)) == 32,
           f"1M devices: the legend holds {len(legend(pic) or [])} entries (at most 32 shown)")
+    check(pic.find(NS + "title").text.startswith("mesh big: pp=4 x dp=256 x fsdp=64 x tp=16"),
+          f"1M devices: title {pic.find(NS + 'title').text}")
     print(f"svg: 1,048,576 devices in {len(blocks)} blocks, {size} bytes")
 
 

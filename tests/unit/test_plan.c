@@ -681,7 +681,7 @@ static void test_identity_tables(void **state)
     assert_non_null(strstr(b.data, ".device_index = NULL,"));
     assert_non_null(strstr(b.data, ".processes = NULL,"));
     assert_non_null(strstr(b.data, ".process_devices = NULL,"));
-    assert_null(strstr(b.data, "t_mesh_devices["));
+    assert_null(strstr(b.data, "t__mesh_devices["));
     mg_buf_free(&b);
 
     /* One process per device is not the hosts; a reordered mesh keeps its
@@ -697,9 +697,9 @@ static void test_identity_tables(void **state)
     assert_false(p->processes_are_hosts);
     mg_buf_init(&b);
     mg_emit_source(&b, p, "test");
-    assert_non_null(strstr(b.data, ".mesh_devices = t_mesh_devices,"));
-    assert_non_null(strstr(b.data, ".device_index = t_device_index,"));
-    assert_non_null(strstr(b.data, ".processes = t_processes,"));
+    assert_non_null(strstr(b.data, ".mesh_devices = t__mesh_devices,"));
+    assert_non_null(strstr(b.data, ".device_index = t__device_index,"));
+    assert_non_null(strstr(b.data, ".processes = t__processes,"));
     assert_non_null(strstr(b.data, ".process_devices = NULL,"));
     mg_buf_free(&b);
 }

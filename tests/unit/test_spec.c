@@ -251,9 +251,9 @@ static void test_not_integers(void **state)
 {
     struct fx *f = *state;
     /* Each is what some YAML reader or a careless eye takes for a number. */
-    static const char *const values[] = {"yes",    "\"8\"",     "'8'",       "on",   "8.0", "0x10",
-                                         "1_000",  "1e3",       "true",      "null", "",    "[8]",
-                                         "{n: 8}", "!!float 8", "!!int 8.5", "+",    "8 8"};
+    static const char *const values[] = {"yes",    "\"8\"",     "'8'",  "on",   "8.0", "0x10",
+                                         "1_000",  "1e3",       "true", "null", "",    "[8]",
+                                         "{n: 8}", "!!int 8.5", "+",    "8 8"};
     size_t i;
 
     for (i = 0; i < sizeof values / sizeof values[0]; i++) {
@@ -373,20 +373,33 @@ static void test_strings_and_tags(void **state)
     assert_string_equal(s->axes[0].name, "yes");
     assert_string_equal(s->axes[1].name, "no");
 
-    /* Integers, booleans, null and unknown tags are not strings. */
-    s = parse(f, "meshgen: 1\nname: 8\ninventory: true\nmesh: {axes: [~, !foo x], "
+    /* Integers, booleans and null are not strings. */
+    s = parse(f, "meshgen: 1\nname: 8\ninventory: true\nmesh: {axes: [~, !!int 7], "
                  "shape: [1, 1], mpmd: !!int 3}\n");
     assert_int_equal(f->diags.n_errors, 5);
     expect_diag(&f->diags, "type-mismatch", 2, 7);
     expect_diag(&f->diags, "type-mismatch", 3, 12);
     expect_diag(&f->diags, "type-mismatch", 4, 15);
     expect_diag(&f->diags, "type-mismatch", 4, 18);
-    expect_diag(&f->diags, "type-mismatch", 4, 48);
-    assert_non_null(strstr(f->diags.items[3].message, "tagged '!foo'"));
+    expect_diag(&f->diags, "type-mismatch", 4, 49);
+    assert_non_null(strstr(f->diags.items[3].message, "the integer '7'"));
     /* Mistyped names are left empty, never NULL. */
     assert_string_equal(s->name, "");
     assert_string_equal(s->axes[0].name, "");
     assert_null(s->mpmd);
+
+    /* Any other tag, on any node, is refused by the loader: no tree. */
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load(f, "meshgen: 1\nname: !foo x\nmesh: !!python/object/apply:os.system\n"
+                        "  axes: !!seq [dp]\n  devices: !!float 8\n"));
+    assert_int_equal(f->diags.n_errors, 4);
+    assert_non_null(
+        strstr(expect_diag(&f->diags, "yaml-tag", 2, 7)->message, "the tag '!foo' on a scalar"));
+    assert_non_null(strstr(expect_diag(&f->diags, "yaml-tag", 3, 7)->message,
+                           "the tag '!!python/object/apply:os.system' on a mapping"));
+    assert_non_null(
+        strstr(expect_diag(&f->diags, "yaml-tag", 4, 9)->message, "the tag '!!seq' on a sequence"));
+    expect_diag(&f->diags, "yaml-tag", 5, 12);
 }
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -1239,11 +1252,13 @@ static void test_read_file_too_large(void **state)
     assert_int_equal(len, (size_t)limit);
     assert_int_equal(text[len], '\0');
 
-    /* A device has no size to check first: reading stops past the limit. */
+    /* A device is refused before a byte of it is read (an endless one
+     * would otherwise be read up to the limit), as an I/O error. */
     mg_diags_init(&f->diags, &f->arena);
     assert_null(mg_read_file(&f->arena, &f->diags, "/dev/zero", (struct mg_mark){"z", 0, 0}, &len));
-    g = expect_diag(&f->diags, "input-too-large", 0, 0);
-    assert_non_null(strstr(g->message, "more than 16777216 bytes"));
+    g = expect_diag(&f->diags, "io", 0, 0);
+    assert_non_null(strstr(g->message, "found a character device at '/dev/zero'"));
+    assert_int_equal(f->diags.io_errors, 1);
 }
 
 int main(void)

@@ -170,7 +170,8 @@ struct mg_diags {
     struct mg_diag *items;
     int n, cap;
     int n_errors;
-    int dropped; /* past MG_MAX_ERRORS */
+    int dropped;   /* past MG_MAX_ERRORS */
+    int io_errors; /* inputs that could not be read: exit 2, not 1 */
 };
 
 void mg_diags_init(struct mg_diags *d, struct mg_arena *a);
@@ -612,6 +613,11 @@ int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text,
  * .yaml or .yml) or else an hwloc XML file. */
 enum mg_source { MG_SOURCE_LIVE, MG_SOURCE_SYNTHETIC, MG_SOURCE_XML, MG_SOURCE_INVENTORY };
 enum mg_source mg_source_kind(const char *source);
+/* The objects a synthetic description ("pack:2 core:4 pu:2", without the
+ * "synthetic:" prefix) asks for at its lowest level, from the text alone,
+ * so a count can be refused before anything is built; -1 past the limit
+ * mg_topology_load enforces. */
+int64_t mg_synthetic_leaves(const char *desc);
 /*
  * Loads one topology into *t. source is an hwloc XML path (as it should be
  * opened; read as XML whatever its name), "synthetic:<description>" or

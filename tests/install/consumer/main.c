@@ -3,7 +3,7 @@
 
 #include "consumer_mesh.h"
 
-_Static_assert(CONSUMER_AXIS_tp_SIZE == 4, "tp is 4-way");
+_Static_assert(CONSUMER_MESH_AXIS__tp__SIZE == 4, "tp is 4-way");
 
 int main(void)
 {

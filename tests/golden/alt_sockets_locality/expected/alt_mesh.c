@@ -10,13 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static const struct meshgen_axis alt_axes[2] = {
+static const struct meshgen_axis alt__axes[2] = {
     {.name = "dp", .size = 2, .ici = 2, .dcn = 1, .type = MESHGEN_AXIS_EXPLICIT},
     {.name = "tp", .size = 4, .ici = 4, .dcn = 1, .type = MESHGEN_AXIS_EXPLICIT},
 };
 
 /* Topology 0: ../../data/topo/alternating-sockets.xml */
-static const struct meshgen_device_info alt_template0[8] = {
+static const struct meshgen_device_info alt__template0[8] = {
     {.kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 0, .pci = "0000:01:00.0", .vendor = "NVIDIA Corporation", .model = "GA100 [A100 SXM4 40GB]", .uuid = "", .cpuset = "0-7"},
     {.kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 1, .pci = "0000:02:00.0", .vendor = "NVIDIA Corporation", .model = "GA100 [A100 SXM4 40GB]", .uuid = "", .cpuset = "8-15"},
     {.kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 0, .pci = "0000:03:00.0", .vendor = "NVIDIA Corporation", .model = "GA100 [A100 SXM4 40GB]", .uuid = "", .cpuset = "0-7"},
@@ -27,42 +27,42 @@ static const struct meshgen_device_info alt_template0[8] = {
     {.kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 1, .pci = "0000:08:00.0", .vendor = "NVIDIA Corporation", .model = "GA100 [A100 SXM4 40GB]", .uuid = "", .cpuset = "8-15"},
 };
 
-static const struct meshgen_host_template alt_templates[1] = {
-    {.n_devices = 8, .devices = alt_template0},
+static const struct meshgen_host_template alt__templates[1] = {
+    {.n_devices = 8, .devices = alt__template0},
 };
 
-static const struct meshgen_host alt_hosts[1] = {
+static const struct meshgen_host alt__hosts[1] = {
     /* {name, slice, granule, template_index, first_device, n_devices} */
     {"alternating-sockets", "", 0, 0, 0, 8},
 };
 
 /* Mesh flat index (row-major, last axis fastest) -> device id. */
-static const int32_t alt_mesh_devices[8] = {
+static const int32_t alt__mesh_devices[8] = {
     0, 2, 4, 6, 1, 3, 5, 7,
 };
 
 /* Device id -> mesh flat index, -1 where the mesh does not use it. */
-static const int32_t alt_device_index[8] = {
+static const int32_t alt__device_index[8] = {
     0, 4, 1, 5, 2, 6, 3, 7,
 };
 
-static const struct meshgen_sharding_dim alt_sharding_weights[2] = {
+static const struct meshgen_sharding_dim alt__sharding__weights[2] = {
     {.n_axes = 0, .axes = {0}, .shards = 1, .global_size = 16, .local_size = 16},
     {.n_axes = 1, .axes = {1}, .shards = 4, .global_size = 32, .local_size = 8},
 };
 
-static const struct meshgen_sharding alt_shardings[1] = {
-    {.name = "weights", .n_dims = 2, .has_shape = 1, .dims = alt_sharding_weights},
+static const struct meshgen_sharding alt__shardings[1] = {
+    {.name = "weights", .n_dims = 2, .has_shape = 1, .dims = alt__sharding__weights},
 };
 
-const int32_t alt_groups_dp[4][2] = {
+const int32_t alt__groups__dp[4][2] = {
     {0, 1},
     {2, 3},
     {4, 5},
     {6, 7},
 };
 
-const int32_t alt_groups_tp[2][4] = {
+const int32_t alt__groups__tp[2][4] = {
     {0, 2, 4, 6},
     {1, 3, 5, 7},
 };
@@ -74,17 +74,17 @@ const struct meshgen_mesh alt_mesh = {
     .generator_version = "0.2.0",
     .digest = "sha256:7be00eb3ef6293eb0fd15582ddc6b78adb09a5538a7cab4767bddb21c9438d99",
     .n_axes = 2,
-    .axes = alt_axes,
+    .axes = alt__axes,
     .device_kind = MESHGEN_KIND_GPU,
     .n_devices = 8,
     .n_inventory_devices = 8,
     .n_templates = 1,
-    .templates = alt_templates,
+    .templates = alt__templates,
     .n_hosts = 1,
-    .hosts = alt_hosts,
+    .hosts = alt__hosts,
     .n_granules = 1,
-    .mesh_devices = alt_mesh_devices,
-    .device_index = alt_device_index,
+    .mesh_devices = alt__mesh_devices,
+    .device_index = alt__device_index,
     .process_mode = MESHGEN_PROCESSES_HOST,
     .n_processes = 1,
     .processes = NULL,
@@ -92,5 +92,5 @@ const struct meshgen_mesh alt_mesh = {
     .process_devices = NULL,
     .mpmd_axis = -1,
     .n_shardings = 1,
-    .shardings = alt_shardings,
+    .shardings = alt__shardings,
 };

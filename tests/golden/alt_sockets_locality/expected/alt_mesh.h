@@ -29,33 +29,33 @@
 #define ALT_MESH_STAGES 1
 
 /* Axes, outermost first: index, size, ICI and DCN parts. */
-#define ALT_AXIS_dp 0
-#define ALT_AXIS_dp_SIZE 2
-#define ALT_AXIS_dp_ICI 2
-#define ALT_AXIS_dp_DCN 1
-#define ALT_AXIS_tp 1
-#define ALT_AXIS_tp_SIZE 4
-#define ALT_AXIS_tp_ICI 4
-#define ALT_AXIS_tp_DCN 1
+#define ALT_MESH_AXIS__dp 0
+#define ALT_MESH_AXIS__dp__SIZE 2
+#define ALT_MESH_AXIS__dp__ICI 2
+#define ALT_MESH_AXIS__dp__DCN 1
+#define ALT_MESH_AXIS__tp 1
+#define ALT_MESH_AXIS__tp__SIZE 4
+#define ALT_MESH_AXIS__tp__ICI 4
+#define ALT_MESH_AXIS__tp__DCN 1
 
 /* Shardings: index, dimensions, shard count per dimension and, where
  * the spec gives a shape, the global and local (per-device) sizes. */
-#define ALT_SHARDING_weights 0
-#define ALT_SHARDING_weights_DIMS 2
-#define ALT_SHARDING_weights_DIM0_SHARDS 1
-#define ALT_SHARDING_weights_DIM0_GLOBAL 16
-#define ALT_SHARDING_weights_DIM0_LOCAL 16
-#define ALT_SHARDING_weights_DIM1_SHARDS 4
-#define ALT_SHARDING_weights_DIM1_GLOBAL 32
-#define ALT_SHARDING_weights_DIM1_LOCAL 8
+#define ALT_MESH_SHARDING__weights 0
+#define ALT_MESH_SHARDING__weights__DIMS 2
+#define ALT_MESH_SHARDING__weights__DIM0__SHARDS 1
+#define ALT_MESH_SHARDING__weights__DIM0__GLOBAL 16
+#define ALT_MESH_SHARDING__weights__DIM0__LOCAL 16
+#define ALT_MESH_SHARDING__weights__DIM1__SHARDS 4
+#define ALT_MESH_SHARDING__weights__DIM1__GLOBAL 32
+#define ALT_MESH_SHARDING__weights__DIM1__LOCAL 8
 
 /* Groups along each axis (DeviceMesh.get_group, MPI_Cart_sub): row g of
- * <name>_groups_<axis> lists group g's device ids in mesh order; groups
+ * <name>__groups__<axis> lists group g's device ids in mesh order; groups
  * are numbered row-major over the other axes. */
-#define ALT_GROUPS_dp_COUNT 4
-#define ALT_GROUPS_dp_SIZE 2
-#define ALT_GROUPS_tp_COUNT 2
-#define ALT_GROUPS_tp_SIZE 4
+#define ALT_MESH_GROUPS__dp__COUNT 4
+#define ALT_MESH_GROUPS__dp__SIZE 2
+#define ALT_MESH_GROUPS__tp__COUNT 2
+#define ALT_MESH_GROUPS__tp__SIZE 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,8 +63,8 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh alt_mesh;
-extern const int32_t alt_groups_dp[ALT_GROUPS_dp_COUNT][ALT_GROUPS_dp_SIZE];
-extern const int32_t alt_groups_tp[ALT_GROUPS_tp_COUNT][ALT_GROUPS_tp_SIZE];
+extern const int32_t alt__groups__dp[ALT_MESH_GROUPS__dp__COUNT][ALT_MESH_GROUPS__dp__SIZE];
+extern const int32_t alt__groups__tp[ALT_MESH_GROUPS__tp__COUNT][ALT_MESH_GROUPS__tp__SIZE];
 
 #ifdef __cplusplus
 }

@@ -10,13 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static const struct meshgen_axis dgx2_axes[2] = {
+static const struct meshgen_axis dgx2__axes[2] = {
     {.name = "dp", .size = 2, .ici = 2, .dcn = 1, .type = MESHGEN_AXIS_EXPLICIT},
     {.name = "tp", .size = 8, .ici = 8, .dcn = 1, .type = MESHGEN_AXIS_AUTO},
 };
 
 /* Topology 0: ../../data/hwloc/nvidiaDGX2.xml */
-static const struct meshgen_device_info dgx2_template0[16] = {
+static const struct meshgen_device_info dgx2__template0[16] = {
     {.kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 0, .pci = "0000:34:00.0", .vendor = "NVIDIA Corporation", .model = "Tesla V100-SXM3-32GB-H", .uuid = "GPU-d3977428-7a30-086b-2e20-5c1eeed647c6", .cpuset = "0-1"},
     {.kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 0, .pci = "0000:36:00.0", .vendor = "NVIDIA Corporation", .model = "Tesla V100-SXM3-32GB-H", .uuid = "GPU-5bfda7ef-6aec-a775-5ae1-a1c3dcaef094", .cpuset = "0-1"},
     {.kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 0, .pci = "0000:39:00.0", .vendor = "NVIDIA Corporation", .model = "Tesla V100-SXM3-32GB-H", .uuid = "GPU-22344fb6-c824-994f-a244-d6cc78506ee9", .cpuset = "0-1"},
@@ -35,32 +35,32 @@ static const struct meshgen_device_info dgx2_template0[16] = {
     {.kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 1, .pci = "0000:e7:00.0", .vendor = "NVIDIA Corporation", .model = "Tesla V100-SXM3-32GB-H", .uuid = "GPU-bb4648d3-e72b-4bac-a32f-4c9f3e4eb547", .cpuset = "24-25"},
 };
 
-static const struct meshgen_host_template dgx2_templates[1] = {
-    {.n_devices = 16, .devices = dgx2_template0},
+static const struct meshgen_host_template dgx2__templates[1] = {
+    {.n_devices = 16, .devices = dgx2__template0},
 };
 
-static const struct meshgen_host dgx2_hosts[1] = {
+static const struct meshgen_host dgx2__hosts[1] = {
     /* {name, slice, granule, template_index, first_device, n_devices} */
     {"nvidiaDGX2", "", 0, 0, 0, 16},
 };
 
-static const struct meshgen_sharding_dim dgx2_sharding_embed[2] = {
+static const struct meshgen_sharding_dim dgx2__sharding__embed[2] = {
     {.n_axes = 0, .axes = {0}, .shards = 1, .global_size = 0, .local_size = 0},
     {.n_axes = 1, .axes = {1}, .shards = 8, .global_size = 0, .local_size = 0},
 };
 
-static const struct meshgen_sharding_dim dgx2_sharding_activations[3] = {
+static const struct meshgen_sharding_dim dgx2__sharding__activations[3] = {
     {.n_axes = 1, .axes = {0}, .shards = 2, .global_size = 64, .local_size = 32},
     {.n_axes = 0, .axes = {0}, .shards = 1, .global_size = 4096, .local_size = 4096},
     {.n_axes = 1, .axes = {1}, .shards = 8, .global_size = 8192, .local_size = 1024},
 };
 
-static const struct meshgen_sharding dgx2_shardings[2] = {
-    {.name = "embed", .n_dims = 2, .has_shape = 0, .dims = dgx2_sharding_embed},
-    {.name = "activations", .n_dims = 3, .has_shape = 1, .dims = dgx2_sharding_activations},
+static const struct meshgen_sharding dgx2__shardings[2] = {
+    {.name = "embed", .n_dims = 2, .has_shape = 0, .dims = dgx2__sharding__embed},
+    {.name = "activations", .n_dims = 3, .has_shape = 1, .dims = dgx2__sharding__activations},
 };
 
-const int32_t dgx2_groups_dp[8][2] = {
+const int32_t dgx2__groups__dp[8][2] = {
     {0, 8},
     {1, 9},
     {2, 10},
@@ -71,7 +71,7 @@ const int32_t dgx2_groups_dp[8][2] = {
     {7, 15},
 };
 
-const int32_t dgx2_groups_tp[2][8] = {
+const int32_t dgx2__groups__tp[2][8] = {
     {0, 1, 2, 3, 4, 5, 6, 7},
     {8, 9, 10, 11, 12, 13, 14, 15},
 };
@@ -83,14 +83,14 @@ const struct meshgen_mesh dgx2_mesh = {
     .generator_version = "0.2.0",
     .digest = "sha256:7cab607a9eae199c78caa2ad059ee08e46edb7ef4326bdbe2d05b3a77f4b2203",
     .n_axes = 2,
-    .axes = dgx2_axes,
+    .axes = dgx2__axes,
     .device_kind = MESHGEN_KIND_GPU,
     .n_devices = 16,
     .n_inventory_devices = 16,
     .n_templates = 1,
-    .templates = dgx2_templates,
+    .templates = dgx2__templates,
     .n_hosts = 1,
-    .hosts = dgx2_hosts,
+    .hosts = dgx2__hosts,
     .n_granules = 1,
     .mesh_devices = NULL,
     .device_index = NULL,
@@ -101,5 +101,5 @@ const struct meshgen_mesh dgx2_mesh = {
     .process_devices = NULL,
     .mpmd_axis = -1,
     .n_shardings = 2,
-    .shardings = dgx2_shardings,
+    .shardings = dgx2__shardings,
 };

@@ -29,40 +29,40 @@
 #define DGX2_MESH_STAGES 1
 
 /* Axes, outermost first: index, size, ICI and DCN parts. */
-#define DGX2_AXIS_dp 0
-#define DGX2_AXIS_dp_SIZE 2
-#define DGX2_AXIS_dp_ICI 2
-#define DGX2_AXIS_dp_DCN 1
-#define DGX2_AXIS_tp 1
-#define DGX2_AXIS_tp_SIZE 8
-#define DGX2_AXIS_tp_ICI 8
-#define DGX2_AXIS_tp_DCN 1
+#define DGX2_MESH_AXIS__dp 0
+#define DGX2_MESH_AXIS__dp__SIZE 2
+#define DGX2_MESH_AXIS__dp__ICI 2
+#define DGX2_MESH_AXIS__dp__DCN 1
+#define DGX2_MESH_AXIS__tp 1
+#define DGX2_MESH_AXIS__tp__SIZE 8
+#define DGX2_MESH_AXIS__tp__ICI 8
+#define DGX2_MESH_AXIS__tp__DCN 1
 
 /* Shardings: index, dimensions, shard count per dimension and, where
  * the spec gives a shape, the global and local (per-device) sizes. */
-#define DGX2_SHARDING_embed 0
-#define DGX2_SHARDING_embed_DIMS 2
-#define DGX2_SHARDING_embed_DIM0_SHARDS 1
-#define DGX2_SHARDING_embed_DIM1_SHARDS 8
-#define DGX2_SHARDING_activations 1
-#define DGX2_SHARDING_activations_DIMS 3
-#define DGX2_SHARDING_activations_DIM0_SHARDS 2
-#define DGX2_SHARDING_activations_DIM0_GLOBAL 64
-#define DGX2_SHARDING_activations_DIM0_LOCAL 32
-#define DGX2_SHARDING_activations_DIM1_SHARDS 1
-#define DGX2_SHARDING_activations_DIM1_GLOBAL 4096
-#define DGX2_SHARDING_activations_DIM1_LOCAL 4096
-#define DGX2_SHARDING_activations_DIM2_SHARDS 8
-#define DGX2_SHARDING_activations_DIM2_GLOBAL 8192
-#define DGX2_SHARDING_activations_DIM2_LOCAL 1024
+#define DGX2_MESH_SHARDING__embed 0
+#define DGX2_MESH_SHARDING__embed__DIMS 2
+#define DGX2_MESH_SHARDING__embed__DIM0__SHARDS 1
+#define DGX2_MESH_SHARDING__embed__DIM1__SHARDS 8
+#define DGX2_MESH_SHARDING__activations 1
+#define DGX2_MESH_SHARDING__activations__DIMS 3
+#define DGX2_MESH_SHARDING__activations__DIM0__SHARDS 2
+#define DGX2_MESH_SHARDING__activations__DIM0__GLOBAL 64
+#define DGX2_MESH_SHARDING__activations__DIM0__LOCAL 32
+#define DGX2_MESH_SHARDING__activations__DIM1__SHARDS 1
+#define DGX2_MESH_SHARDING__activations__DIM1__GLOBAL 4096
+#define DGX2_MESH_SHARDING__activations__DIM1__LOCAL 4096
+#define DGX2_MESH_SHARDING__activations__DIM2__SHARDS 8
+#define DGX2_MESH_SHARDING__activations__DIM2__GLOBAL 8192
+#define DGX2_MESH_SHARDING__activations__DIM2__LOCAL 1024
 
 /* Groups along each axis (DeviceMesh.get_group, MPI_Cart_sub): row g of
- * <name>_groups_<axis> lists group g's device ids in mesh order; groups
+ * <name>__groups__<axis> lists group g's device ids in mesh order; groups
  * are numbered row-major over the other axes. */
-#define DGX2_GROUPS_dp_COUNT 8
-#define DGX2_GROUPS_dp_SIZE 2
-#define DGX2_GROUPS_tp_COUNT 2
-#define DGX2_GROUPS_tp_SIZE 8
+#define DGX2_MESH_GROUPS__dp__COUNT 8
+#define DGX2_MESH_GROUPS__dp__SIZE 2
+#define DGX2_MESH_GROUPS__tp__COUNT 2
+#define DGX2_MESH_GROUPS__tp__SIZE 8
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,8 +70,8 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh dgx2_mesh;
-extern const int32_t dgx2_groups_dp[DGX2_GROUPS_dp_COUNT][DGX2_GROUPS_dp_SIZE];
-extern const int32_t dgx2_groups_tp[DGX2_GROUPS_tp_COUNT][DGX2_GROUPS_tp_SIZE];
+extern const int32_t dgx2__groups__dp[DGX2_MESH_GROUPS__dp__COUNT][DGX2_MESH_GROUPS__dp__SIZE];
+extern const int32_t dgx2__groups__tp[DGX2_MESH_GROUPS__tp__COUNT][DGX2_MESH_GROUPS__tp__SIZE];
 
 #ifdef __cplusplus
 }

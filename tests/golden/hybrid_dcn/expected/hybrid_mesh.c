@@ -10,56 +10,56 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static const struct meshgen_axis hybrid_axes[2] = {
+static const struct meshgen_axis hybrid__axes[2] = {
     {.name = "dp", .size = 2, .ici = 2, .dcn = 1, .type = MESHGEN_AXIS_EXPLICIT},
     {.name = "tp", .size = 4, .ici = 2, .dcn = 2, .type = MESHGEN_AXIS_EXPLICIT},
 };
 
 /* Topology 0: inventory.yaml */
-static const struct meshgen_device_info hybrid_template0[4] = {
+static const struct meshgen_device_info hybrid__template0[4] = {
     {.kind = MESHGEN_KIND_CORE, .os_index = 0, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "0"},
     {.kind = MESHGEN_KIND_CORE, .os_index = 1, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "1"},
     {.kind = MESHGEN_KIND_CORE, .os_index = 2, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "2"},
     {.kind = MESHGEN_KIND_CORE, .os_index = 3, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "3"},
 };
 
-static const struct meshgen_host_template hybrid_templates[1] = {
-    {.n_devices = 4, .devices = hybrid_template0},
+static const struct meshgen_host_template hybrid__templates[1] = {
+    {.n_devices = 4, .devices = hybrid__template0},
 };
 
-static const struct meshgen_host hybrid_hosts[2] = {
+static const struct meshgen_host hybrid__hosts[2] = {
     /* {name, slice, granule, template_index, first_device, n_devices} */
     {"node1", "", 0, 0, 0, 4},
     {"node2", "", 1, 0, 4, 4},
 };
 
 /* Mesh flat index (row-major, last axis fastest) -> device id. */
-static const int32_t hybrid_mesh_devices[8] = {
+static const int32_t hybrid__mesh_devices[8] = {
     0, 1, 4, 5, 2, 3, 6, 7,
 };
 
 /* Device id -> mesh flat index, -1 where the mesh does not use it. */
-static const int32_t hybrid_device_index[8] = {
+static const int32_t hybrid__device_index[8] = {
     0, 1, 4, 5, 2, 3, 6, 7,
 };
 
-static const struct meshgen_sharding_dim hybrid_sharding_activations[2] = {
+static const struct meshgen_sharding_dim hybrid__sharding__activations[2] = {
     {.n_axes = 1, .axes = {0}, .shards = 2, .global_size = 8, .local_size = 4},
     {.n_axes = 1, .axes = {1}, .shards = 4, .global_size = 64, .local_size = 16},
 };
 
-static const struct meshgen_sharding hybrid_shardings[1] = {
-    {.name = "activations", .n_dims = 2, .has_shape = 1, .dims = hybrid_sharding_activations},
+static const struct meshgen_sharding hybrid__shardings[1] = {
+    {.name = "activations", .n_dims = 2, .has_shape = 1, .dims = hybrid__sharding__activations},
 };
 
-const int32_t hybrid_groups_dp[4][2] = {
+const int32_t hybrid__groups__dp[4][2] = {
     {0, 2},
     {1, 3},
     {4, 6},
     {5, 7},
 };
 
-const int32_t hybrid_groups_tp[2][4] = {
+const int32_t hybrid__groups__tp[2][4] = {
     {0, 1, 4, 5},
     {2, 3, 6, 7},
 };
@@ -71,17 +71,17 @@ const struct meshgen_mesh hybrid_mesh = {
     .generator_version = "0.2.0",
     .digest = "sha256:6c063610ec1087248bb63690c5e5074c5ab5329c2d058751b53766853627258b",
     .n_axes = 2,
-    .axes = hybrid_axes,
+    .axes = hybrid__axes,
     .device_kind = MESHGEN_KIND_CORE,
     .n_devices = 8,
     .n_inventory_devices = 8,
     .n_templates = 1,
-    .templates = hybrid_templates,
+    .templates = hybrid__templates,
     .n_hosts = 2,
-    .hosts = hybrid_hosts,
+    .hosts = hybrid__hosts,
     .n_granules = 2,
-    .mesh_devices = hybrid_mesh_devices,
-    .device_index = hybrid_device_index,
+    .mesh_devices = hybrid__mesh_devices,
+    .device_index = hybrid__device_index,
     .process_mode = MESHGEN_PROCESSES_HOST,
     .n_processes = 2,
     .processes = NULL,
@@ -89,5 +89,5 @@ const struct meshgen_mesh hybrid_mesh = {
     .process_devices = NULL,
     .mpmd_axis = -1,
     .n_shardings = 1,
-    .shardings = hybrid_shardings,
+    .shardings = hybrid__shardings,
 };

@@ -29,33 +29,33 @@
 #define HYBRID_MESH_STAGES 1
 
 /* Axes, outermost first: index, size, ICI and DCN parts. */
-#define HYBRID_AXIS_dp 0
-#define HYBRID_AXIS_dp_SIZE 2
-#define HYBRID_AXIS_dp_ICI 2
-#define HYBRID_AXIS_dp_DCN 1
-#define HYBRID_AXIS_tp 1
-#define HYBRID_AXIS_tp_SIZE 4
-#define HYBRID_AXIS_tp_ICI 2
-#define HYBRID_AXIS_tp_DCN 2
+#define HYBRID_MESH_AXIS__dp 0
+#define HYBRID_MESH_AXIS__dp__SIZE 2
+#define HYBRID_MESH_AXIS__dp__ICI 2
+#define HYBRID_MESH_AXIS__dp__DCN 1
+#define HYBRID_MESH_AXIS__tp 1
+#define HYBRID_MESH_AXIS__tp__SIZE 4
+#define HYBRID_MESH_AXIS__tp__ICI 2
+#define HYBRID_MESH_AXIS__tp__DCN 2
 
 /* Shardings: index, dimensions, shard count per dimension and, where
  * the spec gives a shape, the global and local (per-device) sizes. */
-#define HYBRID_SHARDING_activations 0
-#define HYBRID_SHARDING_activations_DIMS 2
-#define HYBRID_SHARDING_activations_DIM0_SHARDS 2
-#define HYBRID_SHARDING_activations_DIM0_GLOBAL 8
-#define HYBRID_SHARDING_activations_DIM0_LOCAL 4
-#define HYBRID_SHARDING_activations_DIM1_SHARDS 4
-#define HYBRID_SHARDING_activations_DIM1_GLOBAL 64
-#define HYBRID_SHARDING_activations_DIM1_LOCAL 16
+#define HYBRID_MESH_SHARDING__activations 0
+#define HYBRID_MESH_SHARDING__activations__DIMS 2
+#define HYBRID_MESH_SHARDING__activations__DIM0__SHARDS 2
+#define HYBRID_MESH_SHARDING__activations__DIM0__GLOBAL 8
+#define HYBRID_MESH_SHARDING__activations__DIM0__LOCAL 4
+#define HYBRID_MESH_SHARDING__activations__DIM1__SHARDS 4
+#define HYBRID_MESH_SHARDING__activations__DIM1__GLOBAL 64
+#define HYBRID_MESH_SHARDING__activations__DIM1__LOCAL 16
 
 /* Groups along each axis (DeviceMesh.get_group, MPI_Cart_sub): row g of
- * <name>_groups_<axis> lists group g's device ids in mesh order; groups
+ * <name>__groups__<axis> lists group g's device ids in mesh order; groups
  * are numbered row-major over the other axes. */
-#define HYBRID_GROUPS_dp_COUNT 4
-#define HYBRID_GROUPS_dp_SIZE 2
-#define HYBRID_GROUPS_tp_COUNT 2
-#define HYBRID_GROUPS_tp_SIZE 4
+#define HYBRID_MESH_GROUPS__dp__COUNT 4
+#define HYBRID_MESH_GROUPS__dp__SIZE 2
+#define HYBRID_MESH_GROUPS__tp__COUNT 2
+#define HYBRID_MESH_GROUPS__tp__SIZE 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,8 +63,8 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh hybrid_mesh;
-extern const int32_t hybrid_groups_dp[HYBRID_GROUPS_dp_COUNT][HYBRID_GROUPS_dp_SIZE];
-extern const int32_t hybrid_groups_tp[HYBRID_GROUPS_tp_COUNT][HYBRID_GROUPS_tp_SIZE];
+extern const int32_t hybrid__groups__dp[HYBRID_MESH_GROUPS__dp__COUNT][HYBRID_MESH_GROUPS__dp__SIZE];
+extern const int32_t hybrid__groups__tp[HYBRID_MESH_GROUPS__tp__COUNT][HYBRID_MESH_GROUPS__tp__SIZE];
 
 #ifdef __cplusplus
 }

@@ -10,54 +10,54 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static const struct meshgen_axis stages_axes[2] = {
+static const struct meshgen_axis stages__axes[2] = {
     {.name = "dp", .size = 4, .ici = 4, .dcn = 1, .type = MESHGEN_AXIS_EXPLICIT},
     {.name = "pp", .size = 2, .ici = 1, .dcn = 2, .type = MESHGEN_AXIS_EXPLICIT},
 };
 
 /* Topology 0: inventory.yaml */
-static const struct meshgen_device_info stages_template0[4] = {
+static const struct meshgen_device_info stages__template0[4] = {
     {.kind = MESHGEN_KIND_CORE, .os_index = 0, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "0"},
     {.kind = MESHGEN_KIND_CORE, .os_index = 1, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "1"},
     {.kind = MESHGEN_KIND_CORE, .os_index = 2, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "2"},
     {.kind = MESHGEN_KIND_CORE, .os_index = 3, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "3"},
 };
 
-static const struct meshgen_host_template stages_templates[1] = {
-    {.n_devices = 4, .devices = stages_template0},
+static const struct meshgen_host_template stages__templates[1] = {
+    {.n_devices = 4, .devices = stages__template0},
 };
 
-static const struct meshgen_host stages_hosts[2] = {
+static const struct meshgen_host stages__hosts[2] = {
     /* {name, slice, granule, template_index, first_device, n_devices} */
     {"node1", "", 0, 0, 0, 4},
     {"node2", "", 1, 0, 4, 4},
 };
 
 /* Mesh flat index (row-major, last axis fastest) -> device id. */
-static const int32_t stages_mesh_devices[8] = {
+static const int32_t stages__mesh_devices[8] = {
     0, 4, 1, 5, 2, 6, 3, 7,
 };
 
 /* Device id -> mesh flat index, -1 where the mesh does not use it. */
-static const int32_t stages_device_index[8] = {
+static const int32_t stages__device_index[8] = {
     0, 2, 4, 6, 1, 3, 5, 7,
 };
 
-static const struct meshgen_sharding_dim stages_sharding_batch[2] = {
+static const struct meshgen_sharding_dim stages__sharding__batch[2] = {
     {.n_axes = 1, .axes = {0}, .shards = 4, .global_size = 32, .local_size = 8},
     {.n_axes = 0, .axes = {0}, .shards = 1, .global_size = 16, .local_size = 16},
 };
 
-static const struct meshgen_sharding stages_shardings[1] = {
-    {.name = "batch", .n_dims = 2, .has_shape = 1, .dims = stages_sharding_batch},
+static const struct meshgen_sharding stages__shardings[1] = {
+    {.name = "batch", .n_dims = 2, .has_shape = 1, .dims = stages__sharding__batch},
 };
 
-const int32_t stages_groups_dp[2][4] = {
+const int32_t stages__groups__dp[2][4] = {
     {0, 1, 2, 3},
     {4, 5, 6, 7},
 };
 
-const int32_t stages_groups_pp[4][2] = {
+const int32_t stages__groups__pp[4][2] = {
     {0, 4},
     {1, 5},
     {2, 6},
@@ -71,17 +71,17 @@ const struct meshgen_mesh stages_mesh = {
     .generator_version = "0.2.0",
     .digest = "sha256:4a6b35f42fab44ce4ebff263ac2875b429470655f4ce7c33cbc68e54d05618d4",
     .n_axes = 2,
-    .axes = stages_axes,
+    .axes = stages__axes,
     .device_kind = MESHGEN_KIND_CORE,
     .n_devices = 8,
     .n_inventory_devices = 8,
     .n_templates = 1,
-    .templates = stages_templates,
+    .templates = stages__templates,
     .n_hosts = 2,
-    .hosts = stages_hosts,
+    .hosts = stages__hosts,
     .n_granules = 2,
-    .mesh_devices = stages_mesh_devices,
-    .device_index = stages_device_index,
+    .mesh_devices = stages__mesh_devices,
+    .device_index = stages__device_index,
     .process_mode = MESHGEN_PROCESSES_HOST,
     .n_processes = 2,
     .processes = NULL,
@@ -89,5 +89,5 @@ const struct meshgen_mesh stages_mesh = {
     .process_devices = NULL,
     .mpmd_axis = 1,
     .n_shardings = 1,
-    .shardings = stages_shardings,
+    .shardings = stages__shardings,
 };

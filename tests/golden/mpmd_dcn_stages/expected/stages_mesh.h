@@ -30,33 +30,33 @@
 #define STAGES_MESH_MPMD_AXIS 1
 
 /* Axes, outermost first: index, size, ICI and DCN parts. */
-#define STAGES_AXIS_dp 0
-#define STAGES_AXIS_dp_SIZE 4
-#define STAGES_AXIS_dp_ICI 4
-#define STAGES_AXIS_dp_DCN 1
-#define STAGES_AXIS_pp 1
-#define STAGES_AXIS_pp_SIZE 2
-#define STAGES_AXIS_pp_ICI 1
-#define STAGES_AXIS_pp_DCN 2
+#define STAGES_MESH_AXIS__dp 0
+#define STAGES_MESH_AXIS__dp__SIZE 4
+#define STAGES_MESH_AXIS__dp__ICI 4
+#define STAGES_MESH_AXIS__dp__DCN 1
+#define STAGES_MESH_AXIS__pp 1
+#define STAGES_MESH_AXIS__pp__SIZE 2
+#define STAGES_MESH_AXIS__pp__ICI 1
+#define STAGES_MESH_AXIS__pp__DCN 2
 
 /* Shardings: index, dimensions, shard count per dimension and, where
  * the spec gives a shape, the global and local (per-device) sizes. */
-#define STAGES_SHARDING_batch 0
-#define STAGES_SHARDING_batch_DIMS 2
-#define STAGES_SHARDING_batch_DIM0_SHARDS 4
-#define STAGES_SHARDING_batch_DIM0_GLOBAL 32
-#define STAGES_SHARDING_batch_DIM0_LOCAL 8
-#define STAGES_SHARDING_batch_DIM1_SHARDS 1
-#define STAGES_SHARDING_batch_DIM1_GLOBAL 16
-#define STAGES_SHARDING_batch_DIM1_LOCAL 16
+#define STAGES_MESH_SHARDING__batch 0
+#define STAGES_MESH_SHARDING__batch__DIMS 2
+#define STAGES_MESH_SHARDING__batch__DIM0__SHARDS 4
+#define STAGES_MESH_SHARDING__batch__DIM0__GLOBAL 32
+#define STAGES_MESH_SHARDING__batch__DIM0__LOCAL 8
+#define STAGES_MESH_SHARDING__batch__DIM1__SHARDS 1
+#define STAGES_MESH_SHARDING__batch__DIM1__GLOBAL 16
+#define STAGES_MESH_SHARDING__batch__DIM1__LOCAL 16
 
 /* Groups along each axis (DeviceMesh.get_group, MPI_Cart_sub): row g of
- * <name>_groups_<axis> lists group g's device ids in mesh order; groups
+ * <name>__groups__<axis> lists group g's device ids in mesh order; groups
  * are numbered row-major over the other axes. */
-#define STAGES_GROUPS_dp_COUNT 2
-#define STAGES_GROUPS_dp_SIZE 4
-#define STAGES_GROUPS_pp_COUNT 4
-#define STAGES_GROUPS_pp_SIZE 2
+#define STAGES_MESH_GROUPS__dp__COUNT 2
+#define STAGES_MESH_GROUPS__dp__SIZE 4
+#define STAGES_MESH_GROUPS__pp__COUNT 4
+#define STAGES_MESH_GROUPS__pp__SIZE 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,8 +64,8 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh stages_mesh;
-extern const int32_t stages_groups_dp[STAGES_GROUPS_dp_COUNT][STAGES_GROUPS_dp_SIZE];
-extern const int32_t stages_groups_pp[STAGES_GROUPS_pp_COUNT][STAGES_GROUPS_pp_SIZE];
+extern const int32_t stages__groups__dp[STAGES_MESH_GROUPS__dp__COUNT][STAGES_MESH_GROUPS__dp__SIZE];
+extern const int32_t stages__groups__pp[STAGES_MESH_GROUPS__pp__COUNT][STAGES_MESH_GROUPS__pp__SIZE];
 
 #ifdef __cplusplus
 }

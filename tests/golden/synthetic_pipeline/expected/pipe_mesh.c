@@ -10,14 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static const struct meshgen_axis pipe_axes[3] = {
+static const struct meshgen_axis pipe__axes[3] = {
     {.name = "pp", .size = 4, .ici = 4, .dcn = 1, .type = MESHGEN_AXIS_EXPLICIT},
     {.name = "dp", .size = 2, .ici = 2, .dcn = 1, .type = MESHGEN_AXIS_EXPLICIT},
     {.name = "tp", .size = 2, .ici = 2, .dcn = 1, .type = MESHGEN_AXIS_EXPLICIT},
 };
 
 /* Topology 0: synthetic:pack:2 core:8 pu:1 */
-static const struct meshgen_device_info pipe_template0[16] = {
+static const struct meshgen_device_info pipe__template0[16] = {
     {.kind = MESHGEN_KIND_CORE, .os_index = 0, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "0"},
     {.kind = MESHGEN_KIND_CORE, .os_index = 1, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "1"},
     {.kind = MESHGEN_KIND_CORE, .os_index = 2, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "2"},
@@ -36,16 +36,16 @@ static const struct meshgen_device_info pipe_template0[16] = {
     {.kind = MESHGEN_KIND_CORE, .os_index = 15, .numa = 0, .pci = "", .vendor = "", .model = "", .uuid = "", .cpuset = "15"},
 };
 
-static const struct meshgen_host_template pipe_templates[1] = {
-    {.n_devices = 16, .devices = pipe_template0},
+static const struct meshgen_host_template pipe__templates[1] = {
+    {.n_devices = 16, .devices = pipe__template0},
 };
 
-static const struct meshgen_host pipe_hosts[1] = {
+static const struct meshgen_host pipe__hosts[1] = {
     /* {name, slice, granule, template_index, first_device, n_devices} */
     {"localhost", "", 0, 0, 0, 16},
 };
 
-static const struct meshgen_process pipe_processes[16] = {
+static const struct meshgen_process pipe__processes[16] = {
     {.host = 0, .first = 0, .count = 1},
     {.host = 0, .first = 1, .count = 1},
     {.host = 0, .first = 2, .count = 1},
@@ -64,23 +64,23 @@ static const struct meshgen_process pipe_processes[16] = {
     {.host = 0, .first = 15, .count = 1},
 };
 
-static const struct meshgen_sharding_dim pipe_sharding_weights[2] = {
+static const struct meshgen_sharding_dim pipe__sharding__weights[2] = {
     {.n_axes = 0, .axes = {0}, .shards = 1, .global_size = 1024, .local_size = 1024},
     {.n_axes = 1, .axes = {2}, .shards = 2, .global_size = 512, .local_size = 256},
 };
 
-static const struct meshgen_sharding pipe_shardings[1] = {
-    {.name = "weights", .n_dims = 2, .has_shape = 1, .dims = pipe_sharding_weights},
+static const struct meshgen_sharding pipe__shardings[1] = {
+    {.name = "weights", .n_dims = 2, .has_shape = 1, .dims = pipe__sharding__weights},
 };
 
-const int32_t pipe_groups_pp[4][4] = {
+const int32_t pipe__groups__pp[4][4] = {
     {0, 4, 8, 12},
     {1, 5, 9, 13},
     {2, 6, 10, 14},
     {3, 7, 11, 15},
 };
 
-const int32_t pipe_groups_dp[8][2] = {
+const int32_t pipe__groups__dp[8][2] = {
     {0, 2},
     {1, 3},
     {4, 6},
@@ -91,7 +91,7 @@ const int32_t pipe_groups_dp[8][2] = {
     {13, 15},
 };
 
-const int32_t pipe_groups_tp[8][2] = {
+const int32_t pipe__groups__tp[8][2] = {
     {0, 1},
     {2, 3},
     {4, 5},
@@ -109,23 +109,23 @@ const struct meshgen_mesh pipe_mesh = {
     .generator_version = "0.2.0",
     .digest = "sha256:99c78a0b101e24ebe5dbdb3f62848d65fca2f1cc95e992179b6d4e61c3fbe702",
     .n_axes = 3,
-    .axes = pipe_axes,
+    .axes = pipe__axes,
     .device_kind = MESHGEN_KIND_CORE,
     .n_devices = 16,
     .n_inventory_devices = 16,
     .n_templates = 1,
-    .templates = pipe_templates,
+    .templates = pipe__templates,
     .n_hosts = 1,
-    .hosts = pipe_hosts,
+    .hosts = pipe__hosts,
     .n_granules = 1,
     .mesh_devices = NULL,
     .device_index = NULL,
     .process_mode = MESHGEN_PROCESSES_DEVICE,
     .n_processes = 16,
-    .processes = pipe_processes,
+    .processes = pipe__processes,
     .n_process_devices = 16,
     .process_devices = NULL,
     .mpmd_axis = 0,
     .n_shardings = 1,
-    .shardings = pipe_shardings,
+    .shardings = pipe__shardings,
 };

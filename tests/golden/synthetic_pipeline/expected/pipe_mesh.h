@@ -30,39 +30,39 @@
 #define PIPE_MESH_MPMD_AXIS 0
 
 /* Axes, outermost first: index, size, ICI and DCN parts. */
-#define PIPE_AXIS_pp 0
-#define PIPE_AXIS_pp_SIZE 4
-#define PIPE_AXIS_pp_ICI 4
-#define PIPE_AXIS_pp_DCN 1
-#define PIPE_AXIS_dp 1
-#define PIPE_AXIS_dp_SIZE 2
-#define PIPE_AXIS_dp_ICI 2
-#define PIPE_AXIS_dp_DCN 1
-#define PIPE_AXIS_tp 2
-#define PIPE_AXIS_tp_SIZE 2
-#define PIPE_AXIS_tp_ICI 2
-#define PIPE_AXIS_tp_DCN 1
+#define PIPE_MESH_AXIS__pp 0
+#define PIPE_MESH_AXIS__pp__SIZE 4
+#define PIPE_MESH_AXIS__pp__ICI 4
+#define PIPE_MESH_AXIS__pp__DCN 1
+#define PIPE_MESH_AXIS__dp 1
+#define PIPE_MESH_AXIS__dp__SIZE 2
+#define PIPE_MESH_AXIS__dp__ICI 2
+#define PIPE_MESH_AXIS__dp__DCN 1
+#define PIPE_MESH_AXIS__tp 2
+#define PIPE_MESH_AXIS__tp__SIZE 2
+#define PIPE_MESH_AXIS__tp__ICI 2
+#define PIPE_MESH_AXIS__tp__DCN 1
 
 /* Shardings: index, dimensions, shard count per dimension and, where
  * the spec gives a shape, the global and local (per-device) sizes. */
-#define PIPE_SHARDING_weights 0
-#define PIPE_SHARDING_weights_DIMS 2
-#define PIPE_SHARDING_weights_DIM0_SHARDS 1
-#define PIPE_SHARDING_weights_DIM0_GLOBAL 1024
-#define PIPE_SHARDING_weights_DIM0_LOCAL 1024
-#define PIPE_SHARDING_weights_DIM1_SHARDS 2
-#define PIPE_SHARDING_weights_DIM1_GLOBAL 512
-#define PIPE_SHARDING_weights_DIM1_LOCAL 256
+#define PIPE_MESH_SHARDING__weights 0
+#define PIPE_MESH_SHARDING__weights__DIMS 2
+#define PIPE_MESH_SHARDING__weights__DIM0__SHARDS 1
+#define PIPE_MESH_SHARDING__weights__DIM0__GLOBAL 1024
+#define PIPE_MESH_SHARDING__weights__DIM0__LOCAL 1024
+#define PIPE_MESH_SHARDING__weights__DIM1__SHARDS 2
+#define PIPE_MESH_SHARDING__weights__DIM1__GLOBAL 512
+#define PIPE_MESH_SHARDING__weights__DIM1__LOCAL 256
 
 /* Groups along each axis (DeviceMesh.get_group, MPI_Cart_sub): row g of
- * <name>_groups_<axis> lists group g's device ids in mesh order; groups
+ * <name>__groups__<axis> lists group g's device ids in mesh order; groups
  * are numbered row-major over the other axes. */
-#define PIPE_GROUPS_pp_COUNT 4
-#define PIPE_GROUPS_pp_SIZE 4
-#define PIPE_GROUPS_dp_COUNT 8
-#define PIPE_GROUPS_dp_SIZE 2
-#define PIPE_GROUPS_tp_COUNT 8
-#define PIPE_GROUPS_tp_SIZE 2
+#define PIPE_MESH_GROUPS__pp__COUNT 4
+#define PIPE_MESH_GROUPS__pp__SIZE 4
+#define PIPE_MESH_GROUPS__dp__COUNT 8
+#define PIPE_MESH_GROUPS__dp__SIZE 2
+#define PIPE_MESH_GROUPS__tp__COUNT 8
+#define PIPE_MESH_GROUPS__tp__SIZE 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,9 +70,9 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh pipe_mesh;
-extern const int32_t pipe_groups_pp[PIPE_GROUPS_pp_COUNT][PIPE_GROUPS_pp_SIZE];
-extern const int32_t pipe_groups_dp[PIPE_GROUPS_dp_COUNT][PIPE_GROUPS_dp_SIZE];
-extern const int32_t pipe_groups_tp[PIPE_GROUPS_tp_COUNT][PIPE_GROUPS_tp_SIZE];
+extern const int32_t pipe__groups__pp[PIPE_MESH_GROUPS__pp__COUNT][PIPE_MESH_GROUPS__pp__SIZE];
+extern const int32_t pipe__groups__dp[PIPE_MESH_GROUPS__dp__COUNT][PIPE_MESH_GROUPS__dp__SIZE];
+extern const int32_t pipe__groups__tp[PIPE_MESH_GROUPS__tp__COUNT][PIPE_MESH_GROUPS__tp__SIZE];
 
 #ifdef __cplusplus
 }

@@ -10,14 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static const struct meshgen_axis v5e_ms_axes[3] = {
+static const struct meshgen_axis v5e_ms__axes[3] = {
     {.name = "data", .size = 2, .ici = 1, .dcn = 2, .type = MESHGEN_AXIS_EXPLICIT},
     {.name = "fsdp", .size = 4, .ici = 4, .dcn = 1, .type = MESHGEN_AXIS_EXPLICIT},
     {.name = "tp", .size = 4, .ici = 4, .dcn = 1, .type = MESHGEN_AXIS_EXPLICIT},
 };
 
 /* Topology 0: tpu v5e 4x4 worker 0 */
-static const struct meshgen_device_info v5e_ms_template0[4] = {
+static const struct meshgen_device_info v5e_ms__template0[4] = {
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {0, 0, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {1, 0, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {0, 1, 0}, .core_on_chip = 0},
@@ -25,7 +25,7 @@ static const struct meshgen_device_info v5e_ms_template0[4] = {
 };
 
 /* Topology 1: tpu v5e 4x4 worker 1 */
-static const struct meshgen_device_info v5e_ms_template1[4] = {
+static const struct meshgen_device_info v5e_ms__template1[4] = {
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {2, 0, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {3, 0, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {2, 1, 0}, .core_on_chip = 0},
@@ -33,7 +33,7 @@ static const struct meshgen_device_info v5e_ms_template1[4] = {
 };
 
 /* Topology 2: tpu v5e 4x4 worker 2 */
-static const struct meshgen_device_info v5e_ms_template2[4] = {
+static const struct meshgen_device_info v5e_ms__template2[4] = {
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {0, 2, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {1, 2, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {0, 3, 0}, .core_on_chip = 0},
@@ -41,7 +41,7 @@ static const struct meshgen_device_info v5e_ms_template2[4] = {
 };
 
 /* Topology 3: tpu v5e 4x4 worker 3 */
-static const struct meshgen_device_info v5e_ms_template3[4] = {
+static const struct meshgen_device_info v5e_ms__template3[4] = {
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {2, 2, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {3, 2, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {2, 3, 0}, .core_on_chip = 0},
@@ -49,7 +49,7 @@ static const struct meshgen_device_info v5e_ms_template3[4] = {
 };
 
 /* Topology 4: tpu v5e 4x4 worker 0 */
-static const struct meshgen_device_info v5e_ms_template4[4] = {
+static const struct meshgen_device_info v5e_ms__template4[4] = {
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {0, 0, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {1, 0, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {0, 1, 0}, .core_on_chip = 0},
@@ -57,7 +57,7 @@ static const struct meshgen_device_info v5e_ms_template4[4] = {
 };
 
 /* Topology 5: tpu v5e 4x4 worker 1 */
-static const struct meshgen_device_info v5e_ms_template5[4] = {
+static const struct meshgen_device_info v5e_ms__template5[4] = {
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {2, 0, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {3, 0, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {2, 1, 0}, .core_on_chip = 0},
@@ -65,7 +65,7 @@ static const struct meshgen_device_info v5e_ms_template5[4] = {
 };
 
 /* Topology 6: tpu v5e 4x4 worker 2 */
-static const struct meshgen_device_info v5e_ms_template6[4] = {
+static const struct meshgen_device_info v5e_ms__template6[4] = {
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {0, 2, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {1, 2, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {0, 3, 0}, .core_on_chip = 0},
@@ -73,25 +73,25 @@ static const struct meshgen_device_info v5e_ms_template6[4] = {
 };
 
 /* Topology 7: tpu v5e 4x4 worker 3 */
-static const struct meshgen_device_info v5e_ms_template7[4] = {
+static const struct meshgen_device_info v5e_ms__template7[4] = {
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {2, 2, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {3, 2, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {2, 3, 0}, .core_on_chip = 0},
     {.kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google", .model = "TPU v5 lite", .uuid = "", .cpuset = "", .coords = {3, 3, 0}, .core_on_chip = 0},
 };
 
-static const struct meshgen_host_template v5e_ms_templates[8] = {
-    {.n_devices = 4, .devices = v5e_ms_template0},
-    {.n_devices = 4, .devices = v5e_ms_template1},
-    {.n_devices = 4, .devices = v5e_ms_template2},
-    {.n_devices = 4, .devices = v5e_ms_template3},
-    {.n_devices = 4, .devices = v5e_ms_template4},
-    {.n_devices = 4, .devices = v5e_ms_template5},
-    {.n_devices = 4, .devices = v5e_ms_template6},
-    {.n_devices = 4, .devices = v5e_ms_template7},
+static const struct meshgen_host_template v5e_ms__templates[8] = {
+    {.n_devices = 4, .devices = v5e_ms__template0},
+    {.n_devices = 4, .devices = v5e_ms__template1},
+    {.n_devices = 4, .devices = v5e_ms__template2},
+    {.n_devices = 4, .devices = v5e_ms__template3},
+    {.n_devices = 4, .devices = v5e_ms__template4},
+    {.n_devices = 4, .devices = v5e_ms__template5},
+    {.n_devices = 4, .devices = v5e_ms__template6},
+    {.n_devices = 4, .devices = v5e_ms__template7},
 };
 
-static const struct meshgen_host v5e_ms_hosts[8] = {
+static const struct meshgen_host v5e_ms__hosts[8] = {
     /* {name, slice, granule, template_index, first_device, n_devices} */
     {"ms-0-w-0", "slice-0", 0, 0, 0, 4},
     {"ms-0-w-1", "slice-0", 0, 1, 4, 4},
@@ -104,27 +104,27 @@ static const struct meshgen_host v5e_ms_hosts[8] = {
 };
 
 /* Mesh flat index (row-major, last axis fastest) -> device id. */
-static const int32_t v5e_ms_mesh_devices[32] = {
+static const int32_t v5e_ms__mesh_devices[32] = {
     0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15,
     16, 17, 20, 21, 18, 19, 22, 23, 24, 25, 28, 29, 26, 27, 30, 31,
 };
 
 /* Device id -> mesh flat index, -1 where the mesh does not use it. */
-static const int32_t v5e_ms_device_index[32] = {
+static const int32_t v5e_ms__device_index[32] = {
     0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15,
     16, 17, 20, 21, 18, 19, 22, 23, 24, 25, 28, 29, 26, 27, 30, 31,
 };
 
-static const struct meshgen_sharding_dim v5e_ms_sharding_batch[2] = {
+static const struct meshgen_sharding_dim v5e_ms__sharding__batch[2] = {
     {.n_axes = 2, .axes = {0, 1}, .shards = 8, .global_size = 256, .local_size = 32},
     {.n_axes = 0, .axes = {0}, .shards = 1, .global_size = 2048, .local_size = 2048},
 };
 
-static const struct meshgen_sharding v5e_ms_shardings[1] = {
-    {.name = "batch", .n_dims = 2, .has_shape = 1, .dims = v5e_ms_sharding_batch},
+static const struct meshgen_sharding v5e_ms__shardings[1] = {
+    {.name = "batch", .n_dims = 2, .has_shape = 1, .dims = v5e_ms__sharding__batch},
 };
 
-const int32_t v5e_ms_groups_data[16][2] = {
+const int32_t v5e_ms__groups__data[16][2] = {
     {0, 16},
     {1, 17},
     {4, 20},
@@ -143,7 +143,7 @@ const int32_t v5e_ms_groups_data[16][2] = {
     {15, 31},
 };
 
-const int32_t v5e_ms_groups_fsdp[8][4] = {
+const int32_t v5e_ms__groups__fsdp[8][4] = {
     {0, 2, 8, 10},
     {1, 3, 9, 11},
     {4, 6, 12, 14},
@@ -154,7 +154,7 @@ const int32_t v5e_ms_groups_fsdp[8][4] = {
     {21, 23, 29, 31},
 };
 
-const int32_t v5e_ms_groups_tp[8][4] = {
+const int32_t v5e_ms__groups__tp[8][4] = {
     {0, 1, 4, 5},
     {2, 3, 6, 7},
     {8, 9, 12, 13},
@@ -172,17 +172,17 @@ const struct meshgen_mesh v5e_ms_mesh = {
     .generator_version = "0.2.0",
     .digest = "sha256:9447e39e76a13ad1b747560f51bd11ded633abbdf7e5dc216b01759182949187",
     .n_axes = 3,
-    .axes = v5e_ms_axes,
+    .axes = v5e_ms__axes,
     .device_kind = MESHGEN_KIND_TPU,
     .n_devices = 32,
     .n_inventory_devices = 32,
     .n_templates = 8,
-    .templates = v5e_ms_templates,
+    .templates = v5e_ms__templates,
     .n_hosts = 8,
-    .hosts = v5e_ms_hosts,
+    .hosts = v5e_ms__hosts,
     .n_granules = 2,
-    .mesh_devices = v5e_ms_mesh_devices,
-    .device_index = v5e_ms_device_index,
+    .mesh_devices = v5e_ms__mesh_devices,
+    .device_index = v5e_ms__device_index,
     .process_mode = MESHGEN_PROCESSES_HOST,
     .n_processes = 8,
     .processes = NULL,
@@ -190,5 +190,5 @@ const struct meshgen_mesh v5e_ms_mesh = {
     .process_devices = NULL,
     .mpmd_axis = -1,
     .n_shardings = 1,
-    .shardings = v5e_ms_shardings,
+    .shardings = v5e_ms__shardings,
 };

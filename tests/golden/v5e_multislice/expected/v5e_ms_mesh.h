@@ -29,39 +29,39 @@
 #define V5E_MS_MESH_STAGES 1
 
 /* Axes, outermost first: index, size, ICI and DCN parts. */
-#define V5E_MS_AXIS_data 0
-#define V5E_MS_AXIS_data_SIZE 2
-#define V5E_MS_AXIS_data_ICI 1
-#define V5E_MS_AXIS_data_DCN 2
-#define V5E_MS_AXIS_fsdp 1
-#define V5E_MS_AXIS_fsdp_SIZE 4
-#define V5E_MS_AXIS_fsdp_ICI 4
-#define V5E_MS_AXIS_fsdp_DCN 1
-#define V5E_MS_AXIS_tp 2
-#define V5E_MS_AXIS_tp_SIZE 4
-#define V5E_MS_AXIS_tp_ICI 4
-#define V5E_MS_AXIS_tp_DCN 1
+#define V5E_MS_MESH_AXIS__data 0
+#define V5E_MS_MESH_AXIS__data__SIZE 2
+#define V5E_MS_MESH_AXIS__data__ICI 1
+#define V5E_MS_MESH_AXIS__data__DCN 2
+#define V5E_MS_MESH_AXIS__fsdp 1
+#define V5E_MS_MESH_AXIS__fsdp__SIZE 4
+#define V5E_MS_MESH_AXIS__fsdp__ICI 4
+#define V5E_MS_MESH_AXIS__fsdp__DCN 1
+#define V5E_MS_MESH_AXIS__tp 2
+#define V5E_MS_MESH_AXIS__tp__SIZE 4
+#define V5E_MS_MESH_AXIS__tp__ICI 4
+#define V5E_MS_MESH_AXIS__tp__DCN 1
 
 /* Shardings: index, dimensions, shard count per dimension and, where
  * the spec gives a shape, the global and local (per-device) sizes. */
-#define V5E_MS_SHARDING_batch 0
-#define V5E_MS_SHARDING_batch_DIMS 2
-#define V5E_MS_SHARDING_batch_DIM0_SHARDS 8
-#define V5E_MS_SHARDING_batch_DIM0_GLOBAL 256
-#define V5E_MS_SHARDING_batch_DIM0_LOCAL 32
-#define V5E_MS_SHARDING_batch_DIM1_SHARDS 1
-#define V5E_MS_SHARDING_batch_DIM1_GLOBAL 2048
-#define V5E_MS_SHARDING_batch_DIM1_LOCAL 2048
+#define V5E_MS_MESH_SHARDING__batch 0
+#define V5E_MS_MESH_SHARDING__batch__DIMS 2
+#define V5E_MS_MESH_SHARDING__batch__DIM0__SHARDS 8
+#define V5E_MS_MESH_SHARDING__batch__DIM0__GLOBAL 256
+#define V5E_MS_MESH_SHARDING__batch__DIM0__LOCAL 32
+#define V5E_MS_MESH_SHARDING__batch__DIM1__SHARDS 1
+#define V5E_MS_MESH_SHARDING__batch__DIM1__GLOBAL 2048
+#define V5E_MS_MESH_SHARDING__batch__DIM1__LOCAL 2048
 
 /* Groups along each axis (DeviceMesh.get_group, MPI_Cart_sub): row g of
- * <name>_groups_<axis> lists group g's device ids in mesh order; groups
+ * <name>__groups__<axis> lists group g's device ids in mesh order; groups
  * are numbered row-major over the other axes. */
-#define V5E_MS_GROUPS_data_COUNT 16
-#define V5E_MS_GROUPS_data_SIZE 2
-#define V5E_MS_GROUPS_fsdp_COUNT 8
-#define V5E_MS_GROUPS_fsdp_SIZE 4
-#define V5E_MS_GROUPS_tp_COUNT 8
-#define V5E_MS_GROUPS_tp_SIZE 4
+#define V5E_MS_MESH_GROUPS__data__COUNT 16
+#define V5E_MS_MESH_GROUPS__data__SIZE 2
+#define V5E_MS_MESH_GROUPS__fsdp__COUNT 8
+#define V5E_MS_MESH_GROUPS__fsdp__SIZE 4
+#define V5E_MS_MESH_GROUPS__tp__COUNT 8
+#define V5E_MS_MESH_GROUPS__tp__SIZE 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,9 +69,9 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh v5e_ms_mesh;
-extern const int32_t v5e_ms_groups_data[V5E_MS_GROUPS_data_COUNT][V5E_MS_GROUPS_data_SIZE];
-extern const int32_t v5e_ms_groups_fsdp[V5E_MS_GROUPS_fsdp_COUNT][V5E_MS_GROUPS_fsdp_SIZE];
-extern const int32_t v5e_ms_groups_tp[V5E_MS_GROUPS_tp_COUNT][V5E_MS_GROUPS_tp_SIZE];
+extern const int32_t v5e_ms__groups__data[V5E_MS_MESH_GROUPS__data__COUNT][V5E_MS_MESH_GROUPS__data__SIZE];
+extern const int32_t v5e_ms__groups__fsdp[V5E_MS_MESH_GROUPS__fsdp__COUNT][V5E_MS_MESH_GROUPS__fsdp__SIZE];
+extern const int32_t v5e_ms__groups__tp[V5E_MS_MESH_GROUPS__tp__COUNT][V5E_MS_MESH_GROUPS__tp__SIZE];
 
 #ifdef __cplusplus
 }

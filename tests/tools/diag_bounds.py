@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Diagnostics that stay readable and cannot be forged (docs/reference.md,
+"Checks"):
+
+- every string a message echoes is cut past 200 bytes with "...": a 10 MB
+  mesh name, a 10 MB axis name with spaces and newlines, a 1 MB hostlist
+  each give a diagnostic line of a few hundred bytes;
+- a file name with a newline and a GitHub workflow command in it neither
+  splits a diagnostic nor starts a line of its own, in text, JSON and
+  GitHub formats; JSON gives the name back exactly.
+
+    diag_bounds.py MESHGEN
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+INV = "synthetic:pack:2 core:4 pu:1"
+LINE_MAX = 600  # 200 bytes of echo, the message around it, the location
+
+
+def validate(meshgen, d, *args):
+    return subprocess.run([meshgen, "validate"] + list(args), cwd=d, capture_output=True,
+                          timeout=120)
+
+
+def main():
+    meshgen = os.path.abspath(sys.argv[1])
+    fails = []
+    with tempfile.TemporaryDirectory() as d:
+        def write(name, text):
+            with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                f.write(text)
+
+        big = "a" * 10_000_000
+        write("long-name.yaml", f"meshgen: 1\nname: {big}\nmesh: {{axes: [dp], shape: [-1]}}\n")
+        spaced = ("x y\\n" * 2_500_000)
+        write("long-axis.yaml", f'meshgen: 1\nname: ok\nmesh: {{axes: ["{spaced}"], shape: [-1]}}\n')
+        write("long-host.yaml", "meshgen-inventory: 1\nhosts:\n  - names: "
+              + "h" * 1_000_000 + "[1-\n    synthetic: \"pack:1 core:2 pu:1\"\n")
+        for name, check, want in (
+                ("long-name.yaml", "name-identifier", "...' is 10000000 characters long"),
+                ("long-axis.yaml", "axis-name-identifier", "x y\\nx y"),
+                ("long-host.yaml", "hostlist", "...")):
+            p = validate(meshgen, d, "--inventory", INV, name)
+            lines = p.stderr.decode("utf-8", "replace").splitlines()
+            hit = [ln for ln in lines if f"[{check}]" in ln]
+            if p.returncode != 1 or not hit:
+                fails.append(f"{name}: exit {p.returncode}, no [{check}]: {p.stderr[:300]!r}")
+                continue
+            if max(len(ln) for ln in lines) > LINE_MAX or "..." not in hit[0] or want not in hit[0]:
+                fails.append(f"{name}: a diagnostic of {max(len(ln) for ln in lines)} bytes, "
+                             f"expected at most {LINE_MAX} with '...': {hit[0][:300]!r}")
+
+        # A file name that tries to split a diagnostic and inject a command.
+        evil = "evil\n::error file=x::pwned\r.yaml"
+        write(evil, "meshgen: 1\nname: 2bad\nmesh: {axes: [dp], shape: [-1]}\n")
+        for fmt in ("text", "github", "json", "sarif"):
+            p = validate(meshgen, d, "--inventory", INV, "--format", fmt, evil)
+            out = p.stderr.decode("utf-8", "replace")
+            lines = out.splitlines()
+            if p.returncode != 1:
+                fails.append(f"{fmt}: exit {p.returncode}, expected 1")
+            elif fmt == "json":
+                diags = json.loads(out)["diagnostics"]
+                if len(diags) != 1 or diags[0]["file"] != evil:
+                    fails.append(f"json: the file name did not come back exactly: {diags}")
+            elif fmt == "sarif":
+                results = json.loads(out)["runs"][0]["results"]
+                uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                        for r in results]
+                if uris != ["evil%0A%3A%3Aerror%20file%3Dx%3A%3Apwned%0D.yaml"]:
+                    fails.append(f"sarif: the file name is not one percent-encoded URI: {uris}")
+            elif len(lines) != 1 or lines[0].count("[name-identifier]" if fmt == "text"
+                                                   else "title=name-identifier") != 1:
+                fails.append(f"{fmt}: the diagnostic was split into {len(lines)} lines: {lines}")
+            elif any(ln.startswith("::error file=x") for ln in lines) or \
+                    (fmt == "text" and any(ln.startswith("::") for ln in lines)):
+                fails.append(f"{fmt}: a workflow command was injected: {lines}")
+        # Usage errors echo the command line the same way.
+        for args, want in (([evil], "unknown command 'evil\\x0a::error file=x::pwned\\x0d"),
+                           (["resolve", "--format", "x" * 100_000], "x" * 200 + "..."),
+                           (["resolve", "--" + "y" * 1000], "--" + "y" * 198 + "...'")):
+            p = subprocess.run([meshgen] + args, capture_output=True, timeout=60)
+            err = p.stderr.decode("utf-8", "replace")
+            if p.returncode != 2 or want not in err or any(
+                    ln.startswith("::") for ln in err.splitlines()) or len(err) > 4000:
+                fails.append(f"usage error for {args[0][:20]!r}...: exit {p.returncode}, "
+                             f"{err[:300]!r}")
+    for f in fails:
+        print("FAIL:", f)
+    print(f"diag_bounds: {len(fails)} failures")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Outputs that never clobber, inputs that never hang, errors that are never
+lost (docs/reference.md, "Files and streams"). Everything happens in a
+private temporary directory, with private FIFOs and links; no device node
+of the machine is written.
+
+- --svg, --export and --depfile through a symbolic link replace the link's
+  target (the link stays), a dangling link's target is created, a FIFO is
+  written in place (with a reader) or refused at once with exit 2 (without
+  one), and stays a FIFO;
+- resolve, show, inventory, --help, help COMMAND and --version exit 2 with
+  a message when stdout cannot be written (a pipe whose reader has closed,
+  SIGPIPE ignored);
+- concurrent generate runs into one directory always leave a .h and a .c of
+  the same run, and a run removes the temporaries a killed run left beside
+  its own outputs, and nothing else;
+- a FIFO as the spec, --inventory, a spec's inventory: or an inventory's
+  topology: is refused at once (exit 2), a missing, directory or looping
+  input is an I/O error (exit 2) wherever it is named;
+- -o naming a regular file says so.
+
+    io_safety.py MESHGEN
+"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+
+INV = "synthetic:pack:2 core:4 pu:1"
+TIMEOUT = 30  # a hang shows as a timeout, far above any real run
+
+
+def run(meshgen, *args, cwd=None, stdout=subprocess.PIPE, preexec=None):
+    try:
+        return subprocess.run([meshgen] + list(args), cwd=cwd, stdout=stdout,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT, preexec_fn=preexec)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(args, "hung", b"", b"(killed after a timeout)")
+
+
+class Checks:
+    def __init__(self):
+        self.fails, self.n = [], 0
+
+    def expect(self, cond, what):
+        self.n += 1
+        if not cond:
+            self.fails.append(what)
+
+
+def read_fifo(path, into):
+    """Reads a FIFO to its end in a thread; into[0] gets the bytes."""
+    def reader():
+        with open(path, "rb") as f:
+            into.append(f.read())
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    return t
+
+
+def outputs(meshgen, d, c):
+    """--svg, --export and --depfile through links and into FIFOs."""
+    svg_args = ["show", "--mesh", "dp:8", "--inventory", INV, "--svg"]
+    want = run(meshgen, *svg_args, os.path.join(d, "plain.svg")).returncode == 0 and \
+        open(os.path.join(d, "plain.svg"), "rb").read()
+    c.expect(b"<svg" in (want or b""), "plain --svg wrote no SVG")
+
+    for flag, args, name in (("--svg", svg_args, "svg"),
+                             ("--export", ["inventory", "--inventory", INV, "--export"], "xml")):
+        target = os.path.join(d, f"target.{name}")
+        with open(target, "w") as f:
+            f.write("old")
+        link = os.path.join(d, f"link.{name}")
+        os.symlink(f"target.{name}", link)
+        p = run(meshgen, *args, link)
+        c.expect(p.returncode == 0, f"{flag} through a link: exit {p.returncode} {p.stderr}")
+        c.expect(os.path.islink(link), f"{flag}: the link was replaced by a file")
+        c.expect(open(target).read() != "old", f"{flag}: the link's target was not written")
+
+        dangling = os.path.join(d, f"dangling.{name}")
+        os.symlink(f"created.{name}", dangling)
+        p = run(meshgen, *args, dangling)
+        c.expect(p.returncode == 0 and os.path.islink(dangling) and
+                 os.path.isfile(os.path.join(d, f"created.{name}")),
+                 f"{flag} through a dangling link: target not created ({p.stderr})")
+
+        fifo = os.path.join(d, f"fifo.{name}")
+        os.mkfifo(fifo)
+        p = run(meshgen, *args, fifo)
+        c.expect(p.returncode == 2 and b"FIFO that no process reads" in p.stderr,
+                 f"{flag} into a FIFO without reader: exit {p.returncode} {p.stderr}")
+        got = []
+        t = read_fifo(fifo, got)
+        p = run(meshgen, *args, fifo)
+        t.join(TIMEOUT)
+        c.expect(p.returncode == 0 and got and len(got[0]) > 100,
+                 f"{flag} into a FIFO with a reader: exit {p.returncode}, {len(got[0]) if got else 0} bytes")
+        c.expect(os.path.exists(fifo) and not os.path.isfile(fifo),
+                 f"{flag}: the FIFO was replaced by a regular file")
+        # A link to a FIFO: written through the link, in place.
+        link_fifo = os.path.join(d, f"link-fifo.{name}")
+        os.symlink(f"fifo.{name}", link_fifo)
+        got = []
+        t = read_fifo(fifo, got)
+        p = run(meshgen, *args, link_fifo)
+        t.join(TIMEOUT)
+        c.expect(p.returncode == 0 and got and len(got[0]) > 100 and os.path.islink(link_fifo),
+                 f"{flag} into a link to a FIFO: exit {p.returncode}")
+
+    # --depfile through a link: the link stays, its target is the depfile.
+    out = os.path.join(d, "gen")
+    os.mkdir(out)
+    os.symlink("real.d", os.path.join(out, "dep.d"))
+    p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "dep",
+            "--depfile", os.path.join(out, "dep.d"), "-o", out)
+    c.expect(p.returncode == 0 and os.path.islink(os.path.join(out, "dep.d")) and
+             b"dep_mesh.h" in open(os.path.join(out, "real.d"), "rb").read(),
+             f"--depfile through a link: exit {p.returncode} {p.stderr}")
+
+
+def stdout_failures(meshgen, d, c):
+    """stdout is a pipe whose reader has closed; SIGPIPE is ignored, so the
+    write fails with EPIPE and meshgen must say so."""
+    cases = [["resolve", "--mesh", "dp:8", "--inventory", INV],
+             ["show", "--mesh", "dp:8", "--inventory", INV, "--color", "never"],
+             ["inventory", "--inventory", INV], ["--help"], ["help", "generate"],
+             ["generate", "--help"], ["--version"]]
+    for args in cases:
+        r, w = os.pipe()
+        os.close(r)
+
+        def ignore():
+            signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        p = subprocess.run([meshgen] + args, stdout=w, stderr=subprocess.PIPE, timeout=TIMEOUT,
+                           preexec_fn=ignore)
+        os.close(w)
+        c.expect(p.returncode == 2 and b"cannot write the output" in p.stderr,
+                 f"{' '.join(args)} into a closed pipe: exit {p.returncode} {p.stderr}")
+
+
+def digest(path):
+    for line in open(path, encoding="utf-8"):
+        if "Digest:" in line:
+            return line.split("Digest:")[1].strip()
+    return None
+
+
+def concurrent(meshgen, d, c, rounds=60):
+    out = os.path.join(d, "race")
+    os.mkdir(out)
+    mixed = 0
+    for i in range(rounds):
+        procs = [subprocess.Popen([meshgen, "generate", "--mesh", mesh, "--inventory", INV,
+                                   "--name", "race", "-o", out], stderr=subprocess.PIPE)
+                 for mesh in ("dp:2,tp:4", "dp:4,tp:2")]
+        codes = [p.wait(TIMEOUT) for p in procs]
+        for p in procs:
+            p.stderr.close()
+        if codes != [0, 0]:
+            c.expect(False, f"concurrent generate: exits {codes}")
+            return
+        if digest(os.path.join(out, "race_mesh.h")) != digest(os.path.join(out, "race_mesh.c")):
+            mixed += 1
+    c.expect(mixed == 0, f"concurrent generate: {mixed} of {rounds} rounds left a .h and a .c "
+             "of different runs")
+    c.expect(not [f for f in os.listdir(out) if ".tmp." in f], "concurrent generate left temporaries")
+
+    # What a killed run leaves beside this run's outputs goes; others' stay.
+    stale = ["race_mesh.h.tmp.AbC123", "race_mesh.c.tmp.xYz789", "race_mesh.h.tmp.q1w2e3.old"]
+    keep = ["other_mesh.h.tmp.AbC123", "race_mesh.h.tmp.toolong1", "notes.txt"]
+    for f in stale + keep:
+        open(os.path.join(out, f), "w").close()
+    p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "race", "-o", out)
+    left = set(os.listdir(out))
+    c.expect(p.returncode == 0 and not (set(stale) & left),
+             f"stale temporaries not removed: {sorted(set(stale) & left)}")
+    c.expect(set(keep) <= left, f"files not this run's were removed: {sorted(set(keep) - left)}")
+
+
+def inputs(meshgen, d, c):
+    """FIFOs refused at once; unreadable inputs are I/O errors everywhere."""
+    fifo = os.path.join(d, "in.fifo")
+    os.mkfifo(fifo)
+    os.mkfifo(os.path.join(d, "in.xml"))
+    os.mkfifo(os.path.join(d, "in.yaml"))
+    os.mkdir(os.path.join(d, "adir.xml"))
+    os.symlink("loop-b.xml", os.path.join(d, "loop-a.xml"))
+    os.symlink("loop-a.xml", os.path.join(d, "loop-b.xml"))
+    spec = "meshgen: 1\nname: s\n{inv}mesh: {{axes: [dp], shape: [-1]}}\n"
+
+    def write(name, text):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+        return name
+
+    write("plain.yaml", spec.format(inv=""))
+    for bad, why in (("in.xml", "found a FIFO"), ("in.yaml", "found a FIFO"),
+                     ("missing.xml", "No such file"), ("adir.xml", "found a directory"),
+                     ("loop-a.xml", "Too many levels")):
+        for where, args in (
+                ("--inventory", ["validate", "--inventory", bad, "plain.yaml"]),
+                ("inventory:", ["validate", write(f"s-{bad}.yaml", spec.format(
+                    inv=f"inventory: {bad}\n"))]),
+                ("topology:", ["validate", "--inventory", write(f"i-{bad}.yaml",
+                    f"meshgen-inventory: 1\nhosts:\n  - names: h1\n    topology: {bad}\n"),
+                    "plain.yaml"]),
+                ("inventory --inventory", ["inventory", "--inventory", bad])):
+            if where == "topology:" and bad == "in.yaml":
+                continue
+            p = run(meshgen, *args, cwd=d)
+            c.expect(p.returncode == 2 and why.encode() in p.stderr,
+                     f"{bad} as {where}: exit {p.returncode}, expected 2 and '{why}': {p.stderr}")
+    for bad, why in (("in.fifo", "found a FIFO"), ("missing.yaml", "No such file"),
+                     ("adir.xml", "found a directory")):
+        p = run(meshgen, "validate", "--inventory", INV, bad, cwd=d)
+        c.expect(p.returncode == 2 and why.encode() in p.stderr,
+                 f"{bad} as the spec: exit {p.returncode}: {p.stderr}")
+
+    # -o naming a regular file says what is wrong.
+    write("afile", "x")
+    p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "-o", "afile", cwd=d)
+    c.expect(p.returncode == 2 and b"'afile' is a regular file, not a directory" in p.stderr,
+             f"-o FILE: exit {p.returncode}: {p.stderr}")
+
+
+def main():
+    meshgen = os.path.abspath(sys.argv[1])
+    c = Checks()
+    with tempfile.TemporaryDirectory() as d:
+        for part in (outputs, stdout_failures, concurrent, inputs):
+            sub = os.path.join(d, part.__name__)
+            os.mkdir(sub)
+            part(meshgen, sub, c)
+    for f in c.fails:
+        print("FAIL:", f)
+    print(f"{c.n} checks, {len(c.fails)} failed")
+    return 1 if c.fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
