@@ -13,6 +13,7 @@
 #include "io.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -190,14 +191,30 @@ static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, struct mg_rep
     return ok;
 }
 
+/* An output that cannot be written: an I/O error of the run (exit 2),
+ * reported as an "io" diagnostic at no file, so that it goes out in the
+ * chosen format, inside the one JSON or SARIF document of the run. */
+static void mg_write_failed(struct mg_run *r, const char *fmt, ...) MG_PRINTF(2, 3);
+static void mg_write_failed(struct mg_run *r, const char *fmt, ...)
+{
+    struct mg_mark nowhere = {NULL, 0, 0};
+    va_list ap;
+    char *msg;
+
+    va_start(ap, fmt);
+    msg = mg_vprintf(&r->arena, fmt, ap);
+    va_end(ap);
+    mg_error(&r->diags, MG_CHK_IO, nowhere, "%s", msg);
+    r->io_error = 1;
+}
+
 /* Writes a command's result to its stream; a failure is an I/O error of
  * the run. */
 static void mg_output(struct mg_run *r, const struct mg_buf *b)
 {
     if (mg_write_stream(r->opts->out, b->data, b->len) == 0)
         return;
-    fprintf(r->opts->err, "meshgen: error: cannot write the output: %s\n", strerror(errno));
-    r->io_error = 1;
+    mg_write_failed(r, "cannot write the output: %s", strerror(errno));
 }
 
 /* Why a write failed, in words: mg_write_files' own errnos say more than
@@ -219,9 +236,7 @@ static void mg_output_file(struct mg_run *r, const char *path, const char *data,
 {
     if (mg_write_changed(1, &path, &data, &len) == 0)
         return;
-    fprintf(r->opts->err, "meshgen: error: cannot write %s: %s\n", mg_show_path(&r->arena, path),
-            mg_write_error(errno));
-    r->io_error = 1;
+    mg_write_failed(r, "cannot write %s: %s", mg_show_path(&r->arena, path), mg_write_error(errno));
 }
 
 /* Hands the diagnostics to the report (text and GitHub lines are printed
@@ -295,10 +310,8 @@ static int mg_cmd_resolve(const struct mg_opts *o, struct mg_report *rep, int n_
         mg_emit_json(&b, r.plan);
         mg_buf_flush(&b);
         mg_buf_free(&b);
-        if (s.error) {
-            fprintf(o->err, "meshgen: error: cannot write the output: %s\n", strerror(s.error));
-            r.io_error = 1;
-        }
+        if (s.error)
+            mg_write_failed(&r, "cannot write the output: %s", strerror(s.error));
     }
     return mg_finish(&r, ok);
 }
@@ -350,10 +363,9 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
     }
     if (mg_write_changed(n, paths, data, lens) != 0) {
         int err = errno;
-        fprintf(o->err, "meshgen: error: cannot write %s_mesh.[ch]%s to %s: %s\n", r->plan->name,
-                o->depfile ? " and the depfile" : "", mg_show_path(&r->arena, dir),
-                mg_write_error(err));
-        r->io_error = 1;
+        mg_write_failed(r, "cannot write %s_mesh.[ch]%s to %s: %s", r->plan->name,
+                        o->depfile ? " and the depfile" : "", mg_show_path(&r->arena, dir),
+                        mg_write_error(err));
     }
     for (i = 0; i < 3; i++)
         mg_buf_free(&out[i]);
@@ -411,15 +423,14 @@ static int mg_cmd_generate(const struct mg_opts *o, struct mg_report *rep, int n
         struct stat st;
         /* Says what is wrong: -o names a directory, not a file. */
         if (stat(dir, &st) == 0)
-            fprintf(o->err,
-                    "meshgen: error: output directory %s is %s, not a directory: -o names the "
-                    "directory to write %s_mesh.h and %s_mesh.c into\n",
-                    mg_show_path(&r.arena, dir), S_ISREG(st.st_mode) ? "a regular file" : "a file",
-                    r.plan->name, r.plan->name);
+            mg_write_failed(&r,
+                            "output directory %s is %s, not a directory: -o names the "
+                            "directory to write %s_mesh.h and %s_mesh.c into",
+                            mg_show_path(&r.arena, dir),
+                            S_ISREG(st.st_mode) ? "a regular file" : "a file", r.plan->name,
+                            r.plan->name);
         else
-            fprintf(o->err, "meshgen: error: output directory %s does not exist\n",
-                    mg_show_path(&r.arena, dir));
-        r.io_error = 1;
+            mg_write_failed(&r, "output directory %s does not exist", mg_show_path(&r.arena, dir));
     } else if (ok) {
         mg_write_generated(&r, dir, file);
     }

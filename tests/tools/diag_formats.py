@@ -107,15 +107,31 @@ def test_json(root, exe, node, tmp, files):
                           + ["clean one.yaml"], tmp)
     clean = json.loads(clean)
     check(clean["diagnostics"] == [] and clean["exit"] == 0, f"json: clean run: {clean}")
+    # An output that cannot be written is an "io" diagnostic inside the
+    # document (exit 2), not a line of text beside it.
+    code, _, unwritten = meshgen(exe, ["show", "--format", "json", "--svg", "no/such/dir/x.svg"]
+                                 + INVENTORY + ["clean one.yaml"], tmp)
+    try:
+        unwritten = json.loads(unwritten)
+        io = unwritten["diagnostics"]
+        check(code == 2 and unwritten["exit"] == 2 and len(io) == 1 and io[0]["check"] == "io"
+              and io[0]["file"] is None and "cannot write" in io[0]["message"],
+              f"json: an SVG that cannot be written: exit {code}, {io}")
+    except json.JSONDecodeError as e:
+        check(False, f"json: an SVG that cannot be written leaves no one document: {e}")
+        unwritten = {}
     schema = os.path.join(root, "schemas/diagnostics.schema.json")
     broken = copy.deepcopy(doc)
     broken["diagnostics"][0]["line"] = "nine"
     verdicts = validators(root, node, schema, {"json: several files": doc,
                                                "json: a clean run": clean,
+                                               "json: an output not written": unwritten,
                                                "json: a broken copy": broken},
                           jsonschema.Draft202012Validator)
     check(verdicts["json: several files"] == (True, True), "json: several files are not valid")
     check(verdicts["json: a clean run"] == (True, True), "json: a clean run is not valid")
+    check(verdicts["json: an output not written"] == (True, True),
+          "json: a run with an output not written is not valid")
     check(verdicts["json: a broken copy"] == (False, False), "json: a broken copy is valid")
     return doc
 
@@ -175,10 +191,19 @@ def test_sarif(root, exe, node, tmp, files, json_doc):
     _, _, clean = meshgen(exe, ["validate", "--format", "sarif"] + INVENTORY
                           + ["clean one.yaml"], tmp)
     clean = json.loads(clean)
+    code, _, nodir = meshgen(exe, ["generate", "--format", "sarif", "-o", "no/such/dir"]
+                             + INVENTORY + ["clean one.yaml"], tmp)
+    nodir = json.loads(nodir)
+    inv = nodir["runs"][0]["invocations"][0]
+    io = nodir["runs"][0]["results"]
+    check(code == 2 and inv == {"executionSuccessful": False, "exitCode": 2} and len(io) == 1
+          and io[0]["ruleId"] == "io" and "locations" not in io[0],
+          f"sarif: generate into a missing directory: exit {code}, {inv}, {io}")
     broken = copy.deepcopy(log)
     broken["runs"][0]["results"][0]["level"] = "fatal"
     docs = {"sarif: several files": log, "sarif: --mesh": mesh_log,
-            "sarif: a clean run": clean, "sarif: a broken copy": broken}
+            "sarif: a clean run": clean, "sarif: no output directory": nodir,
+            "sarif: a broken copy": broken}
     verdicts = validators(root, node, os.path.join(root, SARIF_SCHEMA), docs,
                           jsonschema.Draft4Validator)
     for label, verdict in verdicts.items():
