@@ -18,6 +18,8 @@ extern char **environ;
 /* ---- the inventory -------------------------------------------------------------- */
 
 #define MG_FUZZ_HOSTS 4
+#define MG_FUZZ_LARGE_HOSTS 64
+#define MG_FUZZ_LARGE_GPUS 256
 
 struct mg_fuzz_host {
     const char *name, *slice;
@@ -50,7 +52,9 @@ static void mg_fuzz_devices(struct mg_arena *a, struct mg_topology *t, int kind,
         d->kind = kind;
         d->os_index = kind == MG_KIND_GPU ? -1 : i;
         d->numa = i / per_numa;
-        d->pci = kind == MG_KIND_GPU ? mg_printf(a, "0000:%02x:00.0", 0x18 + i) : "";
+        /* Buses 0x18..0xff, then the next PCI domain (only the large
+         * inventory has more than 232 GPUs on a host). */
+        d->pci = kind == MG_KIND_GPU ? mg_printf(a, "%04x:%02x:00.0", i / 232, 0x18 + i % 232) : "";
         d->vendor = kind == MG_KIND_GPU ? "NVIDIA \"Corporation\"" : "GenuineIntel";
         d->model = kind == MG_KIND_GPU ? "H100 ?\?/ */ /* \\\r" : "Xeon(R) ?\?( \x7f";
         d->uuid = kind == MG_KIND_GPU ? mg_printf(a, "GPU-\xe2\x9c\x93-%d", i) : "";
@@ -75,9 +79,21 @@ static int *mg_fuzz_closeness(struct mg_arena *a, int n, int block)
 
 /* Topology 0: 8 GPUs, 16 cores, 32 PUs, 2 NUMA nodes and 2 packages, with
  * closeness for GPUs and cores. Topology 1: 8 GPUs, 8 cores, 1 NUMA node,
- * 1 package, no PUs and no closeness. */
+ * 1 package, no PUs and no closeness. Topology 2 (the large inventory's):
+ * MG_FUZZ_LARGE_GPUS GPUs, 64 cores, 2 NUMA nodes, 2 packages, no PUs and
+ * no closeness (a matrix would cost its square on every plan). */
 static void mg_fuzz_topology(struct mg_arena *a, struct mg_topology *t, int which)
 {
+    if (which == 2) {
+        t->key = "synthetic:large";
+        t->label = "large";
+        mg_fuzz_devices(a, t, MG_KIND_GPU, MG_FUZZ_LARGE_GPUS, MG_FUZZ_LARGE_GPUS / 2);
+        mg_fuzz_devices(a, t, MG_KIND_CORE, 64, 32);
+        mg_fuzz_devices(a, t, MG_KIND_NUMA, 2, 1);
+        mg_fuzz_devices(a, t, MG_KIND_PACKAGE, 2, 1);
+        memset(t->digest, 'd', 64);
+        return;
+    }
     t->key = which ? "synthetic:plain" : "synthetic:fuzz";
     t->label = which ? "plain" : "fuzz */ ?\?/";
     mg_fuzz_devices(a, t, MG_KIND_GPU, 8, 4);
@@ -92,37 +108,79 @@ static void mg_fuzz_topology(struct mg_arena *a, struct mg_topology *t, int whic
     memset(t->digest, which ? 'e' : 'f', 64);
 }
 
+/* The large inventory: MG_FUZZ_LARGE_HOSTS hosts of topology 2, so that
+ * axis sizes, and products of them, reach 2^14. No slices: a granule of
+ * many hosts costs the locality order its square (16384 devices: 15 s an
+ * input under the sanitizers), the known cost of one large granule
+ * (README, Performance), not a new path. */
+static struct mg_inventory *mg_fuzz_large(struct mg_arena *a)
+{
+    struct mg_inventory *inv = mg_alloc(a, sizeof *inv);
+    int h;
+
+    inv->source = "fuzz-large.yaml";
+    inv->n_topologies = 1;
+    inv->topologies = mg_alloc(a, sizeof *inv->topologies);
+    mg_fuzz_topology(a, &inv->topologies[0], 2);
+    inv->n_hosts = MG_FUZZ_LARGE_HOSTS;
+    inv->hosts = mg_alloc_array(a, MG_FUZZ_LARGE_HOSTS, sizeof *inv->hosts);
+    for (h = 0; h < MG_FUZZ_LARGE_HOSTS; h++) {
+        struct mg_mark at = {inv->source, 3 + 3 * h, 12};
+        inv->hosts[h].name = mg_printf(a, "big%03d", h);
+        inv->hosts[h].slice = NULL;
+        inv->hosts[h].topology = 0;
+        inv->hosts[h].at = at;
+    }
+    return inv;
+}
+
 const struct mg_inventory *mg_fuzz_inventory(int which)
 {
     /* Built once: the planner only reads them. */
     static struct mg_arena arena;
-    static struct mg_inventory *invs[2];
+    static struct mg_inventory *invs[3];
     struct mg_arena *a = &arena;
     struct mg_inventory *inv;
     int h, t;
 
-    which = which ? 1 : 0;
+    which = which == 2 ? 2 : which ? 1 : 0;
     if (invs[which])
         return invs[which];
-    inv = invs[which] = mg_alloc(a, sizeof *inv);
-    inv->source = which ? "fuzz-mixed.yaml" : "fuzz-inventory.yaml";
-    inv->n_topologies = which ? 2 : 1;
-    inv->topologies = mg_alloc_array(a, (size_t)inv->n_topologies, sizeof *inv->topologies);
-    for (t = 0; t < inv->n_topologies; t++)
-        mg_fuzz_topology(a, &inv->topologies[t], t);
-    inv->n_hosts = MG_FUZZ_HOSTS;
-    inv->hosts = mg_alloc_array(a, MG_FUZZ_HOSTS, sizeof *inv->hosts);
-    for (h = 0; h < MG_FUZZ_HOSTS; h++) {
-        struct mg_mark at = {inv->source, 3 + 3 * h, 12};
-        inv->hosts[h].name = mg_fuzz_hosts[which][h].name;
-        inv->hosts[h].slice = mg_fuzz_hosts[which][h].slice;
-        inv->hosts[h].topology = mg_fuzz_hosts[which][h].topology;
-        inv->hosts[h].at = at;
+    if (which == 2) {
+        inv = invs[2] = mg_fuzz_large(a);
+    } else {
+        inv = invs[which] = mg_alloc(a, sizeof *inv);
+        inv->source = which ? "fuzz-mixed.yaml" : "fuzz-inventory.yaml";
+        inv->n_topologies = which ? 2 : 1;
+        inv->topologies = mg_alloc_array(a, (size_t)inv->n_topologies, sizeof *inv->topologies);
+        for (t = 0; t < inv->n_topologies; t++)
+            mg_fuzz_topology(a, &inv->topologies[t], t);
+        inv->n_hosts = MG_FUZZ_HOSTS;
+        inv->hosts = mg_alloc_array(a, MG_FUZZ_HOSTS, sizeof *inv->hosts);
+        for (h = 0; h < MG_FUZZ_HOSTS; h++) {
+            struct mg_mark at = {inv->source, 3 + 3 * h, 12};
+            inv->hosts[h].name = mg_fuzz_hosts[which][h].name;
+            inv->hosts[h].slice = mg_fuzz_hosts[which][h].slice;
+            inv->hosts[h].topology = mg_fuzz_hosts[which][h].topology;
+            inv->hosts[h].at = at;
+        }
     }
     inv->n_files = 1;
     inv->files = mg_alloc(a, sizeof *inv->files);
     inv->files[0] = inv->source;
     return inv;
+}
+
+const struct mg_inventory *mg_fuzz_inventory_for(const struct mg_spec *spec, size_t size)
+{
+    if (spec && spec->inventory && strncmp(spec->inventory, "large", 5) == 0)
+        return mg_fuzz_inventory(2);
+    return mg_fuzz_inventory((int)(size >> 1 & 1));
+}
+
+int mg_fuzz_emits(const struct mg_plan *plan)
+{
+    return plan->n_mesh <= MG_FUZZ_EMIT_MAX || mg_fuzz_replay();
 }
 
 /* ---- the plan ------------------------------------------------------------------ */
@@ -197,6 +255,8 @@ void mg_fuzz_emit_all(const struct mg_plan *plan, const char *inputs)
     struct mg_buf b;
 
     mg_fuzz_check_plan(plan);
+    if (!mg_fuzz_emits(plan))
+        return;
     mg_buf_init(&b);
     mg_emit_header(&b, plan, inputs);
     mg_emit_source(&b, plan, inputs);
@@ -229,6 +289,68 @@ uint64_t mg_fuzz_hash(const uint8_t *data, size_t size)
     for (i = 0; i < size; i++)
         h = (h ^ data[i]) * 1099511628211u;
     return h;
+}
+
+/* ---- the mutation ---------------------------------------------------------------- */
+
+/* The plain item that starts at data[i] (after '[' and blanks): its end,
+ * or 0 when there is none (a nested collection, a quote, the end). */
+static size_t mg_fuzz_item_end(const uint8_t *data, size_t size, size_t i)
+{
+    size_t e = i;
+
+    while (e < size && e - i <= 64 && !memchr("[]{},\n\"'#", data[e], 9))
+        e++;
+    if (e == i || e - i > 64 || e >= size || (data[e] != ',' && data[e] != ']'))
+        return 0;
+    while (e > i && data[e - 1] == ' ')
+        e--;
+    return e > i ? e : 0;
+}
+
+/* Repeats the item after the n-th '[' (counted modulo their number) k times. */
+static size_t mg_fuzz_repeat_item(uint8_t *data, size_t size, size_t max_size, unsigned n,
+                                  unsigned k)
+{
+    size_t i, start = 0, end = 0, count = 0, len, grow;
+    unsigned r;
+
+    for (i = 0; i < size; i++)
+        count += data[i] == '[';
+    if (count == 0)
+        return 0;
+    for (i = 0, r = n % (unsigned)count; i < size; i++) {
+        if (data[i] != '[' || r-- != 0)
+            continue;
+        for (start = i + 1; start < size && data[start] == ' '; start++)
+            ;
+        end = mg_fuzz_item_end(data, size, start);
+        break;
+    }
+    if (end == 0)
+        return 0;
+    len = end - start;
+    grow = (size_t)k * (len + 2);
+    if (size + grow > max_size)
+        return 0;
+    memmove(data + end + grow, data + end, size - end);
+    for (i = 0; i < k; i++) {
+        uint8_t *at = data + end + i * (len + 2);
+        at[0] = ',';
+        at[1] = ' ';
+        memmove(at + 2, data + start, len);
+    }
+    return size + grow;
+}
+
+size_t mg_fuzz_mutate_yaml(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    if (seed % 8 == 0) {
+        size_t grown = mg_fuzz_repeat_item(data, size, max_size, seed / 8, 1 + (seed >> 20) % 16);
+        if (grown)
+            return grown;
+    }
+    return LLVMFuzzerMutate(data, size, max_size);
 }
 
 /* ---- the compile check ---------------------------------------------------------- */

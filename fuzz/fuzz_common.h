@@ -17,17 +17,47 @@
 
 #include <meshgen/gen.h>
 
-/* libFuzzer's entry point, declared for -Wmissing-prototypes. */
+/* libFuzzer's entry point, declared for -Wmissing-prototypes, and its
+ * default mutation (libFuzzer defines it). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
-/* One of two fixed inventories of four hosts. 0: one topology (8 GPUs, 16
- * cores, 32 PUs, 2 NUMA nodes, 2 packages; closeness for GPUs and cores),
- * two hosts in one slice and two in none; host names, slices, the label
- * and device strings hold quotes, backslashes, comment ends, trigraphs,
- * control and non-ASCII bytes, as a hostile hwloc XML or inventory file
- * could. 1: two topologies, the second smaller and without PUs, hosts
- * alternating between them in two slices. Built on first use and kept. */
+/* The mutation of the YAML targets (their LLVMFuzzerCustomMutator): 1 in 8
+ * times one plain item of a flow sequence (`[dp, tp]`, `[[x]]`) is
+ * repeated 1 to 16 times in place (`[dp, tp, tp, tp]`), else libFuzzer's
+ * own mutation. Coverage counts loop trips in buckets (4-7, 8-15, ...),
+ * so growing a list one item at a time earns nothing between them; this
+ * step crosses a bucket at once (fuzz/README.md, "Reaching large
+ * products"). Deterministic in seed. */
+size_t mg_fuzz_mutate_yaml(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
+/* One of three fixed inventories. 0: four hosts of one topology (8 GPUs,
+ * 16 cores, 32 PUs, 2 NUMA nodes, 2 packages; closeness for GPUs and
+ * cores), two hosts in one slice and two in none; host names, slices, the
+ * label and device strings hold quotes, backslashes, comment ends,
+ * trigraphs, control and non-ASCII bytes, as a hostile hwloc XML or
+ * inventory file could. 1: four hosts of two topologies, the second
+ * smaller and without PUs, alternating in two slices. 2: the large
+ * inventory, 64 hosts of 256 GPUs and 64 cores (16384 GPUs, 4096 cores),
+ * no slices, no closeness: axis sizes up to 2^14, so that five
+ * references to one axis make a product past 64 bits (0 and 1 have at
+ * most 128 devices of a kind: 9 to 13 references). Built on first use and
+ * kept. */
 const struct mg_inventory *mg_fuzz_inventory(int which);
+
+/* The inventory a spec plans against: the large one when the spec's
+ * `inventory:` starts with "large" (a word of yaml.dict), else 0 or 1 by
+ * the input's length. */
+const struct mg_inventory *mg_fuzz_inventory_for(const struct mg_spec *spec, size_t size);
+
+/* Plans of more devices than this are checked (mg_fuzz_check_plan) but not
+ * emitted, unless MESHGEN_FUZZ_REPLAY=1: formatting 16384 devices would
+ * cost each input of the large inventory a hundred times a small one, and
+ * the emitters meet the same code at 32. */
+#define MG_FUZZ_EMIT_MAX 256
+
+/* Whether the targets emit this plan (see MG_FUZZ_EMIT_MAX). */
+int mg_fuzz_emits(const struct mg_plan *plan);
 
 /* Traps unless the plan is consistent: every axis size is ici x dcn and
  * their product the mesh's devices, the mesh maps to distinct devices that
@@ -40,8 +70,8 @@ void mg_fuzz_check_plan(const struct mg_plan *p);
 const struct mg_compile_opts *mg_fuzz_opts(int bit);
 
 /* Checks the plan, then runs every emitter of a model (header, source,
- * JSON, the show grid with and without colour, the SVG); the output is
- * thrown away. */
+ * JSON, the show grid with and without colour, the SVG) when
+ * mg_fuzz_emits(); the output is thrown away. */
 void mg_fuzz_emit_all(const struct mg_plan *plan, const char *inputs);
 
 /* Whether MESHGEN_FUZZ_REPLAY=1: known inputs are being replayed (the
