@@ -30,7 +30,7 @@ struct mg_report {
 static int mg_mark_is_file(struct mg_mark m)
 {
     return m.file && strcmp(m.file, "--mesh") != 0 && strcmp(m.file, "--inventory") != 0 &&
-           strcmp(m.file, "(this machine)") != 0;
+           strcmp(m.file, "--name") != 0 && strcmp(m.file, "(this machine)") != 0;
 }
 
 static const char *mg_related_msg(const struct mg_diag *g)
