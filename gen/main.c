@@ -221,6 +221,7 @@ static int mg_option_count(enum mg_command cmd, const char *option, const char *
 {
     long v = 0;
     const char *p = value;
+    char shown[1024];
 
     for (; *p >= '0' && *p <= '9' && v <= 0x7fffffffL; p++)
         v = v * 10 + (*p - '0');
@@ -228,7 +229,8 @@ static int mg_option_count(enum mg_command cmd, const char *option, const char *
         *out = (int)v;
         return 0;
     }
-    mg_usage_error(cmd, "%s must be a number (decimal digits), not '%s'", option, value);
+    mg_usage_error(cmd, "%s must be a number (decimal digits), not '%s'", option,
+                   mg_arg_shown(value, shown, sizeof shown));
     return -1;
 }
 
