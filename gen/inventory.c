@@ -832,6 +832,8 @@ struct mg_cached {
     struct mg_cached *next;
     const char *key;
     struct mg_diags diags; /* what the load reported, for every run */
+    struct mg_mark at;     /* where the first load was asked for (a copy) */
+    const char *label;     /* a topology's label at its first load (a copy) */
     struct mg_inventory *inv;
     int rc; /* the topology's load: 0 or -1 */
     struct mg_topology topo;
@@ -904,10 +906,42 @@ static struct mg_cached *mg_cache_add(struct mg_inv_cache *c, const char *key)
     return e;
 }
 
+static int mg_same_mark(struct mg_mark x, struct mg_mark y)
+{
+    return x.line == y.line && x.col == y.col &&
+           (x.file == y.file || (x.file && y.file && strcmp(x.file, y.file) == 0));
+}
+
+/* The mark a kept load is made at: its file name copied into the cache,
+ * which outlives the run that asked (whose arena holds the name). */
+static struct mg_mark mg_keep_mark(struct mg_inv_cache *c, struct mg_mark at)
+{
+    if (at.file)
+        at.file = mg_strdup(&c->arena, at.file);
+    return at;
+}
+
+/* Reports again what a kept load reported; what it said at the first
+ * loader's mark (a spec's 'inventory:') is said at this loader's. */
+static void mg_cache_replay(struct mg_diags *d, const struct mg_cached *e, struct mg_mark at)
+{
+    int i, first = d->n;
+
+    mg_diags_append(d, &e->diags);
+    for (i = first; i < d->n; i++) {
+        if (mg_same_mark(d->items[i].at, e->at))
+            d->items[i].at = at;
+        if (d->items[i].related.file && mg_same_mark(d->items[i].related, e->at))
+            d->items[i].related = at;
+    }
+}
+
 /* mg_topology_load, once per distinct source and call. What the load
  * reported (a template note, an error) is kept with it and reported again
- * to every run that loads it. The label is the caller's: two inventories
- * may name one file differently. */
+ * to every run that loads it from the same place under the same label;
+ * from another, a load that reported anything is made again, so that its
+ * messages name that place and label (two inventories may name one file
+ * differently). */
 static int mg_load_topology(struct mg_inv_cache *cache, struct mg_arena *a, struct mg_diags *d,
                             const char *source, const char *label, struct mg_mark at,
                             struct mg_topology *t, const char **host_name)
@@ -917,13 +951,17 @@ static int mg_load_topology(struct mg_inv_cache *cache, struct mg_arena *a, stru
     const char *key = cache ? mg_cache_key(cache, "topology", source, host_name != NULL) : NULL;
     struct mg_cached *e = key ? mg_cache_find(cache, key) : NULL;
 
+    if (e && e->diags.n && (!mg_same_mark(e->at, at) || strcmp(e->label, label) != 0))
+        key = NULL;
     if (!key)
         return mg_topology_load(a, d, source, label, at, t, host_name);
     if (!e) {
         e = mg_cache_add(cache, key);
         mg_diags_init(&e->diags, &cache->arena);
-        e->rc =
-            mg_topology_load(&cache->arena, &e->diags, source, label, at, &e->topo, &e->host_name);
+        e->at = mg_keep_mark(cache, at);
+        e->label = mg_strdup(&cache->arena, label);
+        e->rc = mg_topology_load(&cache->arena, &e->diags, source, e->label, e->at, &e->topo,
+                                 &e->host_name);
     }
     mg_diags_append(d, &e->diags);
     if (e->rc != 0)
@@ -970,12 +1008,13 @@ struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *cache, struct
         /* Kept, in the cache's arena, with what its load reported. */
         e = mg_cache_add(cache, key);
         mg_diags_init(&e->diags, &cache->arena);
+        e->at = mg_keep_mark(cache, at);
         if (mg_source_kind(source) == MG_SOURCE_INVENTORY)
-            e->inv = mg_inventory_file(cache, &cache->arena, &e->diags, source, at);
+            e->inv = mg_inventory_file(cache, &cache->arena, &e->diags, source, e->at);
         else
-            e->inv = mg_inventory_single(cache, &cache->arena, &e->diags, source, at);
+            e->inv = mg_inventory_single(cache, &cache->arena, &e->diags, source, e->at);
     }
-    mg_diags_append(d, &e->diags);
+    mg_cache_replay(d, e, at);
     return e->inv ? mg_inventory_copy(a, e->inv) : NULL;
 }
 

@@ -635,6 +635,70 @@ static void test_cache_errors_repeat(void **state)
     mg_inv_cache_free(c);
 }
 
+/* A kept load's diagnostics at the place it was asked for (a spec's
+ * 'inventory:', an inventory's 'topology:') are reported, for a later run,
+ * at that run's place: never at the first run's (whose file name was in its
+ * arena, freed since), and a topology named from elsewhere under another
+ * label is named as that run names it. */
+static void test_cache_marks_follow_caller(void **state)
+{
+    struct fx *f = *state;
+    struct mg_inv_cache *c = mg_inv_cache_new();
+    const char *xml_path = MESHGEN_TEST_DATA "/topo/bad-uuid.xml";
+    char *first = strdup("first.yaml"), cwd[PATH_MAX], xml[2 * PATH_MAX], text[5 * PATH_MAX];
+    char other[256];
+    const char *base;
+    FILE *fp;
+    struct mg_mark at1 = {first, 3, 12}, at2 = {"second.yaml", 4, 14};
+    const struct mg_diag *g;
+    int n;
+
+    assert_non_null(first);
+    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, xml_path, at1));
+    n = f->diags.n;
+    g = find_check(&f->diags, "inventory-uuid");
+    assert_non_null(g);
+    assert_mark(g->at, "first.yaml", 3, 12);
+    memset(first, 'x', strlen(first)); /* the first run's arena, reused */
+    free(first);
+    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, xml_path, at2));
+    assert_int_equal(f->diags.n, 2 * n);
+    assert_mark(f->diags.items[n].at, "second.yaml", 4, 14);
+
+    /* One XML file under two inventories, at other lines and spellings. */
+    if (xml_path[0] == '/') {
+        snprintf(xml, sizeof xml, "%s", xml_path);
+    } else {
+        assert_non_null(getcwd(cwd, sizeof cwd));
+        snprintf(xml, sizeof xml, "%s/%s", cwd, xml_path);
+    }
+    snprintf(text, sizeof text, "meshgen-inventory: 1\nhosts:\n  - names: a1\n    topology: %s\n",
+             xml);
+    load_text(f, text);
+    mg_diags_init(&f->diags, &f->arena);
+    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, f->path, at2));
+    g = find_check(&f->diags, "inventory-uuid");
+    assert_non_null(g);
+    assert_mark(g->at, f->path, 4, 15);
+    base = strrchr(xml, '/');
+    snprintf(text, sizeof text,
+             "meshgen-inventory: 1\n# another\nhosts:\n  - names: b1\n    topology: %.*s/.%s\n",
+             (int)(base - xml), xml, base);
+    snprintf(other, sizeof other, "%s/other.yaml", f->dir);
+    fp = fopen(other, "w");
+    assert_non_null(fp);
+    assert_int_equal(fputs(text, fp) >= 0, 1);
+    assert_int_equal(fclose(fp), 0);
+    mg_diags_init(&f->diags, &f->arena);
+    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, other, at2));
+    unlink(other);
+    g = find_check(&f->diags, "inventory-uuid");
+    assert_non_null(g);
+    assert_mark(g->at, other, 5, 15);
+    expect_message(g, "/./bad-uuid.xml");
+    mg_inv_cache_free(c);
+}
+
 /* ---- per-host identity (issue 14 §2) ----------------------------------------------- */
 
 /* `topology: snap/{host}.xml`: each host its own snapshot, so each keeps
@@ -808,6 +872,7 @@ int main(void)
         T(test_tpu_errors),
         T(test_cache_same_inventory),
         T(test_cache_shared_topology),
+        T(test_cache_marks_follow_caller),
         T(test_cache_errors_repeat),
 #undef T
     };
