@@ -152,8 +152,11 @@ static int mg_load(struct mg_run *r, const struct mg_opts *o, const char *file, 
         return r->inv != NULL && r->diags.n_errors == 0;
     if (!r->spec)
         return 0;
-    if (o->name && !o->mesh)
+    /* A name from --name is blamed on --name, not on the spec's 'name:'. */
+    if (o->name) {
         r->spec->name = o->name;
+        r->spec->name_at = (struct mg_mark){"--name", 0, 0};
+    }
     /* A spec whose structure is broken is not checked further: its fields
      * are not all there, and the errors so far say what to fix. */
     parse_errors = r->diags.n_errors;
