@@ -342,9 +342,9 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
     }
     if (mg_write_changed(n, paths, data, lens) != 0) {
         int err = errno;
-        fprintf(o->err, "meshgen: error: cannot write %s_mesh.[ch]%s to %s: %s\n", r->plan->name,
-                o->depfile ? " and the depfile" : "", mg_show_path(&r->arena, dir),
-                mg_write_error(err));
+        fprintf(o->err, "meshgen: error: cannot write %s_mesh.[ch] to %s%s%s: %s\n", r->plan->name,
+                mg_show_path(&r->arena, dir), o->depfile ? " and the depfile " : "",
+                o->depfile ? mg_show_path(&r->arena, o->depfile) : "", mg_write_error(err));
         r->io_error = 1;
     }
     for (i = 0; i < 3; i++)
