@@ -130,6 +130,12 @@ def main():
                      "--local-rank")
         expect_error(meshgen, tmp, "cuda.mismatch", ["cuda.yaml", "--host", "gpu1", "--process",
                                                      "0"], "runs on host 'gpu2'")
+        # Past the processes, from --process or from MESHGEN_PROCESS: the
+        # message names the number given.
+        expect_error(meshgen, tmp, "cuda.range_option", ["cuda.yaml", "--process", "9"],
+                     "process 9 is not below the process count 4")
+        expect_error(meshgen, tmp, "cuda.range_env", ["cuda.yaml"],
+                     "process 9 is not below the process count 4", env={"MESHGEN_PROCESS": "9"})
 
         # ROCm: a Tioga node's MI250X GCDs, by RSMI unique id; one process
         # per GCD, the second local rank.
