@@ -281,6 +281,23 @@ static void mg_group_topology(struct mg_inv_ctx *c, struct mg_group *g, const st
         g->topology = mg_topology_index(c, n, value, synth != NULL, where);
 }
 
+/* The topology's own copy of its device lists, which a load kept for the
+ * whole call (mg_inv_cache) shares with every inventory that names the
+ * file: a template's changes stay this inventory's. */
+static void mg_own_devices(struct mg_arena *a, struct mg_topology *t)
+{
+    int k;
+
+    for (k = 0; k < MG_N_KINDS; k++) {
+        struct mg_devinfo *copy;
+        if (t->n[k] <= 0 || !t->devs[k])
+            continue;
+        copy = mg_alloc_array(a, (size_t)t->n[k], sizeof *copy);
+        memcpy(copy, t->devs[k], (size_t)t->n[k] * sizeof *copy);
+        t->devs[k] = copy;
+    }
+}
+
 /* A topology that more than one host names is a template, not any one
  * host's snapshot: the fields of the machine it was exported from (GPU
  * UUIDs) are left out, so that no host is given another's GPUs by UUID,
@@ -298,6 +315,7 @@ static void mg_templates(struct mg_inv_ctx *c)
         int cleared;
         if (users[t] < 2)
             continue;
+        mg_own_devices(c->a, &inv->topologies[t]);
         cleared = mg_topology_make_template(&inv->topologies[t]);
         if (cleared)
             mg_warning(c->d, MG_CHK_INVENTORY_TEMPLATE, c->topo_at[t],

@@ -597,7 +597,11 @@ static void test_cache_shared_topology(void **state)
     assert_non_null(z);
     assert_non_null(w);
     assert_non_null(v);
-    assert_ptr_equal(x->topologies[0].devs[MG_KIND_GPU], y->topologies[0].devs[MG_KIND_GPU]);
+    /* One load: its matrix is shared (the device lists are each template's
+     * own copy, test_cache_template_not_shared). */
+    assert_non_null(x->topologies[0].closeness[MG_KIND_GPU]);
+    assert_ptr_equal(x->topologies[0].closeness[MG_KIND_GPU],
+                     y->topologies[0].closeness[MG_KIND_GPU]);
     /* A topology on its own is a host named after its file: kept by path. */
     assert_ptr_not_equal(x->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
     assert_ptr_not_equal(v->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
@@ -696,6 +700,52 @@ static void test_cache_marks_follow_caller(void **state)
     assert_non_null(g);
     assert_mark(g->at, other, 5, 15);
     expect_message(g, "/./bad-uuid.xml");
+    mg_inv_cache_free(c);
+}
+
+/* Making one inventory's topology a template does not change the kept
+ * load another inventory shares: a later template still says so, and a
+ * host that has the file to itself keeps its UUIDs. */
+static void test_cache_template_not_shared(void **state)
+{
+    struct fx *f = *state;
+    struct mg_inv_cache *c = mg_inv_cache_new();
+    struct mg_mark at = {"spec.yaml", 3, 12};
+    char cwd[PATH_MAX], xml[2 * PATH_MAX], text[5 * PATH_MAX];
+    const char *names[] = {"a[1-2]", "c[1-3]", "b1"};
+    struct mg_inventory *inv[3];
+    int i;
+
+    if (DGX2_XML[0] == '/') {
+        snprintf(xml, sizeof xml, "%s", DGX2_XML);
+    } else {
+        assert_non_null(getcwd(cwd, sizeof cwd));
+        snprintf(xml, sizeof xml, "%s/%s", cwd, DGX2_XML);
+    }
+    load_text(f, "meshgen-inventory: 1\nhosts:\n  - names: x\n    synthetic: core:1\n");
+    for (i = 0; i < 3; i++) {
+        char path[256];
+        FILE *fp;
+        snprintf(path, sizeof path, "%s/t%d.yaml", f->dir, i);
+        snprintf(text, sizeof text,
+                 "meshgen-inventory: 1\nhosts:\n  - names: %s\n    topology: %s\n", names[i], xml);
+        fp = fopen(path, "w");
+        assert_non_null(fp);
+        assert_int_equal(fputs(text, fp) >= 0, 1);
+        assert_int_equal(fclose(fp), 0);
+        mg_diags_init(&f->diags, &f->arena);
+        inv[i] = mg_inventory_load_cached(c, &f->arena, &f->diags, path, at);
+        unlink(path);
+        assert_non_null(inv[i]);
+        if (i < 2)
+            expect_message(expect_diag(&f->diags, "inventory-template", 4, 15), "its 16 GPU UUIDs");
+        else
+            assert_null(find_check(&f->diags, "inventory-template"));
+    }
+    assert_string_equal(inv[0]->topologies[0].devs[MG_KIND_GPU][0].uuid, "");
+    assert_string_equal(inv[2]->topologies[0].devs[MG_KIND_GPU][0].uuid,
+                        "GPU-d3977428-7a30-086b-2e20-5c1eeed647c6");
+    assert_string_not_equal(inv[0]->topologies[0].digest, inv[2]->topologies[0].digest);
     mg_inv_cache_free(c);
 }
 
@@ -873,6 +923,7 @@ int main(void)
         T(test_cache_same_inventory),
         T(test_cache_shared_topology),
         T(test_cache_marks_follow_caller),
+        T(test_cache_template_not_shared),
         T(test_cache_errors_repeat),
 #undef T
     };
