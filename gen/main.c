@@ -111,7 +111,8 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
                     "host by name (MESHGEN_HOSTNAME, SLURMD_NODENAME, gethostname()), the\n"
                     "innermost launcher's local rank, or MESHGEN_PROCESS. For example:\n"
                     "  srun --ntasks-per-node=8 sh -c \\\n"
-                    "    'eval \"$(meshgen env mesh.yaml)\"; exec python train.py'\n",
+                    "    'v=$(meshgen env mesh.yaml) && eval \"$v\" && exec python train.py'\n"
+                    "(an eval of \"$(...)\" alone would succeed when meshgen fails).\n",
                     "  --host H          this machine's name (instead of MESHGEN_HOSTNAME, ...)\n"
                     "  --local-rank L    the process's local rank on its host (instead of the\n"
                     "                    launcher's variables)\n"
