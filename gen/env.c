@@ -174,7 +174,9 @@ static void mg_env_process_error(struct mg_diags *d, struct mg_arena *a, struct 
     } else if (rc == MESHGEN_ERR_NO_ENV) {
         hint = "; give --local-rank or --process, or run it under the launcher";
     } else if (rc == MESHGEN_ERR_RANGE) {
-        why = mg_printf(a, "process %d is not below the process count %d", v->q->process,
+        /* The number given: --process, else MESHGEN_PROCESS. */
+        const char *given = mg_env_get(v, "MESHGEN_PROCESS");
+        why = mg_printf(a, "process %s is not below the process count %d", given ? given : "?",
                         m->n_processes);
     }
     mg_error(d, MG_CHK_ENV_PROCESS, at, "cannot tell which process this is: %s%s", why, hint);

@@ -111,7 +111,8 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
                     "host by name (MESHGEN_HOSTNAME, SLURMD_NODENAME, gethostname()), the\n"
                     "innermost launcher's local rank, or MESHGEN_PROCESS. For example:\n"
                     "  srun --ntasks-per-node=8 sh -c \\\n"
-                    "    'eval \"$(meshgen env mesh.yaml)\"; exec python train.py'\n",
+                    "    'v=$(meshgen env mesh.yaml) && eval \"$v\" && exec python train.py'\n"
+                    "(an eval of \"$(...)\" alone would succeed when meshgen fails).\n",
                     "  --host H          this machine's name (instead of MESHGEN_HOSTNAME, ...)\n"
                     "  --local-rank L    the process's local rank on its host (instead of the\n"
                     "                    launcher's variables)\n"
@@ -226,6 +227,7 @@ static int mg_option_count(enum mg_command cmd, const char *option, const char *
 {
     long v = 0;
     const char *p = value;
+    char shown[1024];
 
     for (; *p >= '0' && *p <= '9' && v <= 0x7fffffffL; p++)
         v = v * 10 + (*p - '0');
@@ -233,7 +235,8 @@ static int mg_option_count(enum mg_command cmd, const char *option, const char *
         *out = (int)v;
         return 0;
     }
-    mg_usage_error(cmd, "%s must be a number (decimal digits), not '%s'", option, value);
+    mg_usage_error(cmd, "%s must be a number (decimal digits), not '%s'", option,
+                   mg_arg_shown(value, shown, sizeof shown));
     return -1;
 }
 

@@ -82,7 +82,10 @@ def main():
         # Usage errors echo the command line the same way.
         for args, want in (([evil], "unknown command 'evil\\x0a::error file=x::pwned\\x0d"),
                            (["resolve", "--format", "x" * 100_000], "x" * 200 + "..."),
-                           (["resolve", "--" + "y" * 1000], "--" + "y" * 198 + "...'")):
+                           (["resolve", "--" + "y" * 1000], "--" + "y" * 198 + "...'"),
+                           (["env", "x.yaml", "--process", "1\n::error file=x::pwned"],
+                            "not '1\\x0a::error file=x::pwned'"),
+                           (["env", "x.yaml", "--local-rank", "9" * 100_000], "9" * 200 + "...")):
             p = subprocess.run([meshgen] + args, capture_output=True, timeout=60)
             err = p.stderr.decode("utf-8", "replace")
             if p.returncode != 2 or want not in err or any(
