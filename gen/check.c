@@ -681,11 +681,10 @@ static int check_shape_divides(struct mg_check_run *c)
             infer = i;
             continue;
         }
-        if (!mg_mul_size(prod, s->axes[i].size, &prod) || prod > MG_MAX_DEVICES) {
-            /* Larger than any inventory: shape-devices says so. */
+        /* Larger than any inventory: saturated, and the loop goes on to
+         * find a -1 after this axis. */
+        if (!mg_mul_size(prod, s->axes[i].size, &prod) || prod > MG_MAX_DEVICES)
             prod = INT64_MAX;
-            break;
-        }
     }
     for (i = 0; i < s->n_axes; i++)
         c->plan->size[i] = s->axes[i].size;
