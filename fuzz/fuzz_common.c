@@ -261,9 +261,11 @@ void mg_fuzz_emit_all(const struct mg_plan *plan, const char *inputs)
     mg_emit_header(&b, plan, inputs);
     mg_emit_source(&b, plan, inputs);
     mg_emit_json(&b, plan);
-    mg_emit_grid(&b, plan, 0);
-    mg_emit_grid(&b, plan, 1);
-    mg_emit_svg(&b, plan);
+    mg_emit_grid(&b, plan, 0, MG_COLOR_BY_HOST);
+    mg_emit_grid(&b, plan, 1, MG_COLOR_BY_SLICE);
+    mg_emit_svg(&b, plan, MG_COLOR_BY_HOST);
+    mg_emit_svg(&b, plan, MG_COLOR_BY_SLICE);
+    mg_emit_svg(&b, plan, MG_COLOR_BY_STAGE);
     mg_fuzz_emit_env(&b, plan);
     mg_buf_free(&b);
 }

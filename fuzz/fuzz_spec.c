@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mg_fuzz_emit_all(plan, mg_printf(&a, "spec fuzz.yaml, inventory %s",
                                          spec->inventory ? spec->inventory : "live"));
     mg_buf_init(&text);
-    mg_emit_diags(&text, &d, (enum mg_diag_format)(size % 3));
+    mg_emit_diags(&text, &d, (enum mg_diag_format)(size % 4));
     /* To see what a seed reaches: the diagnostics, and whether it planned. */
     if (getenv("MESHGEN_FUZZ_PRINT"))
         fprintf(stderr, "%.*s%s\n", (int)text.len, text.data, plan ? "planned" : "not planned");

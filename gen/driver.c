@@ -13,6 +13,7 @@
 #include "io.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,6 +49,7 @@ struct mg_run {
     struct mg_arena arena;
     struct mg_diags diags;
     const struct mg_opts *opts;
+    struct mg_report *report; /* the command's, across its files */
     struct mg_spec *spec;
     const char *inv_label; /* the inventory as written */
     struct mg_inventory *inv;
@@ -56,12 +58,13 @@ struct mg_run {
     int is_inventory; /* the file is an inventory, not a mesh spec */
 };
 
-static void mg_run_start(struct mg_run *r, const struct mg_opts *o)
+static void mg_run_start(struct mg_run *r, const struct mg_opts *o, struct mg_report *report)
 {
     memset(r, 0, sizeof *r);
     mg_arena_init(&r->arena);
     mg_diags_init(&r->diags, &r->arena);
     r->opts = o;
+    r->report = report;
 }
 
 /* Where the inventory comes from, and where to blame it. *label receives
@@ -138,15 +141,15 @@ static struct mg_spec *mg_read_spec(struct mg_run *r, const char *file)
 
 /* Loads and compiles. Returns 1 when a model was built (or, for an
  * inventory file, when it loaded cleanly). */
-static int mg_load(struct mg_run *r, const struct mg_opts *o, const char *file, enum mg_when groups,
-                   struct mg_inv_cache *cache)
+static int mg_load(struct mg_run *r, const struct mg_opts *o, struct mg_report *rep,
+                   const char *file, enum mg_when groups, struct mg_inv_cache *cache)
 {
     struct mg_compile_opts copts;
     struct mg_mark at;
     const char *source;
     int parse_errors;
 
-    mg_run_start(r, o);
+    mg_run_start(r, o, rep);
     r->spec = mg_read_spec(r, file);
     if (r->is_inventory)
         return r->inv != NULL && r->diags.n_errors == 0;
@@ -174,10 +177,10 @@ static int mg_load(struct mg_run *r, const struct mg_opts *o, const char *file, 
 
 /* mg_load for the commands that need a mesh: an inventory file is refused
  * with a word on how to use it. */
-static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, const char *file,
-                        enum mg_when groups)
+static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, struct mg_report *rep,
+                        const char *file, enum mg_when groups)
 {
-    int ok = mg_load(r, o, file, groups, NULL);
+    int ok = mg_load(r, o, rep, file, groups, NULL);
     if (r->is_inventory) {
         struct mg_mark at = {file, 0, 0};
         mg_error(&r->diags, MG_CHK_NOT_A_MESH, at,
@@ -188,14 +191,30 @@ static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, const char *f
     return ok;
 }
 
+/* An output that cannot be written: an I/O error of the run (exit 2),
+ * reported as an "io" diagnostic at no file, so that it goes out in the
+ * chosen format, inside the one JSON or SARIF document of the run. */
+static void mg_write_failed(struct mg_run *r, const char *fmt, ...) MG_PRINTF(2, 3);
+static void mg_write_failed(struct mg_run *r, const char *fmt, ...)
+{
+    struct mg_mark nowhere = {NULL, 0, 0};
+    va_list ap;
+    char *msg;
+
+    va_start(ap, fmt);
+    msg = mg_vprintf(&r->arena, fmt, ap);
+    va_end(ap);
+    mg_error(&r->diags, MG_CHK_IO, nowhere, "%s", msg);
+    r->io_error = 1;
+}
+
 /* Writes a command's result to its stream; a failure is an I/O error of
  * the run. */
 static void mg_output(struct mg_run *r, const struct mg_buf *b)
 {
     if (mg_write_stream(r->opts->out, b->data, b->len) == 0)
         return;
-    fprintf(r->opts->err, "meshgen: error: cannot write the output: %s\n", strerror(errno));
-    r->io_error = 1;
+    mg_write_failed(r, "cannot write the output: %s", strerror(errno));
 }
 
 /* Why a write failed, in words: mg_write_files' own errnos say more than
@@ -217,18 +236,23 @@ static void mg_output_file(struct mg_run *r, const char *path, const char *data,
 {
     if (mg_write_changed(1, &path, &data, &len) == 0)
         return;
-    fprintf(r->opts->err, "meshgen: error: cannot write %s: %s\n", mg_show_path(&r->arena, path),
-            mg_write_error(errno));
-    r->io_error = 1;
+    mg_write_failed(r, "cannot write %s: %s", mg_show_path(&r->arena, path), mg_write_error(errno));
 }
 
-/* Prints the diagnostics, frees the run and gives the exit code. */
+/* Hands the diagnostics to the report (text and GitHub lines are printed
+ * now, a document at the end of the command), frees the run and gives the
+ * exit code. */
 static int mg_finish(struct mg_run *r, int ok)
 {
+    struct mg_buf b;
     int code;
-    /* JSON always prints its array, empty or not, so tools can parse it. */
-    if (r->diags.n || r->opts->format == MG_FORMAT_JSON)
-        mg_diags_print(&r->diags, r->opts->err, r->opts->format);
+
+    mg_buf_init(&b);
+    mg_report_add(r->report, &b, &r->diags);
+    /* Nothing is left to tell when the diagnostics themselves cannot be
+     * written. */
+    (void)mg_write_stream(r->opts->err, b.data, b.len);
+    mg_buf_free(&b);
     code = r->io_error || r->diags.io_errors ? MG_EXIT_USAGE
            : ok && r->diags.n_errors == 0    ? MG_EXIT_OK
                                              : MG_EXIT_INPUT;
@@ -238,7 +262,8 @@ static int mg_finish(struct mg_run *r, int ok)
 
 /* ---- the commands --------------------------------------------------------------- */
 
-static int mg_cmd_validate(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_validate(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                           char *const *files)
 {
     /* Specs that share an inventory share its load (issue 12: 1000 specs
      * took 3.6 s reloading it, and hwloc's plugins, for each). */
@@ -247,7 +272,7 @@ static int mg_cmd_validate(const struct mg_opts *o, int n_files, char *const *fi
 
     for (i = 0; i < (o->mesh ? 1 : n_files); i++) {
         struct mg_run r;
-        int ok = mg_load(&r, o, o->mesh ? NULL : files[i], MG_WHEN_NEVER, cache);
+        int ok = mg_load(&r, o, rep, o->mesh ? NULL : files[i], MG_WHEN_NEVER, cache);
         int code = mg_finish(&r, ok);
         if (code > worst)
             worst = code;
@@ -272,10 +297,11 @@ static void mg_stream_sink(void *ctx, const char *data, size_t len)
 
 /* The JSON is written as it is made (issue 12: at a million devices it is
  * 262 MiB, which one buffer held before), so memory is the model's. */
-static int mg_cmd_resolve(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_resolve(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                          char *const *files)
 {
     struct mg_run r;
-    int ok = mg_load_mesh(&r, o, n_files ? files[0] : NULL, MG_WHEN_NEVER);
+    int ok = mg_load_mesh(&r, o, rep, n_files ? files[0] : NULL, MG_WHEN_NEVER);
     if (ok) {
         struct mg_stream_out s = {o->out, 0};
         struct mg_buf b;
@@ -284,10 +310,8 @@ static int mg_cmd_resolve(const struct mg_opts *o, int n_files, char *const *fil
         mg_emit_json(&b, r.plan);
         mg_buf_flush(&b);
         mg_buf_free(&b);
-        if (s.error) {
-            fprintf(o->err, "meshgen: error: cannot write the output: %s\n", strerror(s.error));
-            r.io_error = 1;
-        }
+        if (s.error)
+            mg_write_failed(&r, "cannot write the output: %s", strerror(s.error));
     }
     return mg_finish(&r, ok);
 }
@@ -339,10 +363,9 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
     }
     if (mg_write_changed(n, paths, data, lens) != 0) {
         int err = errno;
-        fprintf(o->err, "meshgen: error: cannot write %s_mesh.[ch]%s to %s: %s\n", r->plan->name,
-                o->depfile ? " and the depfile" : "", mg_show_path(&r->arena, dir),
-                mg_write_error(err));
-        r->io_error = 1;
+        mg_write_failed(r, "cannot write %s_mesh.[ch]%s to %s: %s", r->plan->name,
+                        o->depfile ? " and the depfile" : "", mg_show_path(&r->arena, dir),
+                        mg_write_error(err));
     }
     for (i = 0; i < 3; i++)
         mg_buf_free(&out[i]);
@@ -353,12 +376,13 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
  * configure time (cmake/MeshgenAddMesh.cmake), so it reads the spec but not
  * the inventory: errors of the spec's structure are reported here, the
  * mesh's own checks by generate. */
-static int mg_print_outputs(const struct mg_opts *o, const char *file, const char *dir)
+static int mg_print_outputs(const struct mg_opts *o, struct mg_report *rep, const char *file,
+                            const char *dir)
 {
     struct mg_run r;
     struct mg_buf b;
 
-    mg_run_start(&r, o);
+    mg_run_start(&r, o, rep);
     r.spec = mg_read_spec(&r, file);
     if (r.is_inventory) {
         struct mg_mark at = {file, 0, 0};
@@ -384,39 +408,40 @@ static int mg_print_outputs(const struct mg_opts *o, const char *file, const cha
     return mg_finish(&r, 1);
 }
 
-static int mg_cmd_generate(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_generate(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                           char *const *files)
 {
     const char *file = n_files ? files[0] : NULL, *dir = o->out_dir ? o->out_dir : ".";
     struct mg_run r;
     int ok;
 
     if (o->print_outputs)
-        return mg_print_outputs(o, file, dir);
-    ok = mg_load_mesh(&r, o, file, o->groups);
+        return mg_print_outputs(o, rep, file, dir);
+    ok = mg_load_mesh(&r, o, rep, file, o->groups);
 
     if (ok && !mg_is_directory(dir)) {
         struct stat st;
         /* Says what is wrong: -o names a directory, not a file. */
         if (stat(dir, &st) == 0)
-            fprintf(o->err,
-                    "meshgen: error: output directory %s is %s, not a directory: -o names the "
-                    "directory to write %s_mesh.h and %s_mesh.c into\n",
-                    mg_show_path(&r.arena, dir), S_ISREG(st.st_mode) ? "a regular file" : "a file",
-                    r.plan->name, r.plan->name);
+            mg_write_failed(&r,
+                            "output directory %s is %s, not a directory: -o names the "
+                            "directory to write %s_mesh.h and %s_mesh.c into",
+                            mg_show_path(&r.arena, dir),
+                            S_ISREG(st.st_mode) ? "a regular file" : "a file", r.plan->name,
+                            r.plan->name);
         else
-            fprintf(o->err, "meshgen: error: output directory %s does not exist\n",
-                    mg_show_path(&r.arena, dir));
-        r.io_error = 1;
+            mg_write_failed(&r, "output directory %s does not exist", mg_show_path(&r.arena, dir));
     } else if (ok) {
         mg_write_generated(&r, dir, file);
     }
     return mg_finish(&r, ok);
 }
 
-static int mg_cmd_show(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                       char *const *files)
 {
     struct mg_run r;
-    int ok = mg_load_mesh(&r, o, n_files ? files[0] : NULL, MG_WHEN_NEVER);
+    int ok = mg_load_mesh(&r, o, rep, n_files ? files[0] : NULL, MG_WHEN_NEVER);
     /* Colour only where a person reads it, and not against NO_COLOR. */
     int color = o->color == MG_WHEN_ALWAYS ||
                 (o->color == MG_WHEN_AUTO && isatty(fileno(o->out)) && getenv("NO_COLOR") == NULL);
@@ -425,11 +450,11 @@ static int mg_cmd_show(const struct mg_opts *o, int n_files, char *const *files)
     if (!ok)
         return mg_finish(&r, ok);
     mg_buf_init(&b);
-    mg_emit_grid(&b, r.plan, color);
+    mg_emit_grid(&b, r.plan, color, o->color_by);
     mg_output(&r, &b);
     if (o->svg_path) {
         b.len = 0;
-        mg_emit_svg(&b, r.plan);
+        mg_emit_svg(&b, r.plan, o->color_by);
         mg_output_file(&r, o->svg_path, b.data, b.len);
     }
     mg_buf_free(&b);
@@ -449,7 +474,8 @@ static int mg_export(struct mg_run *r, const char *src, struct mg_mark at)
     return mg_finish(r, 1);
 }
 
-static int mg_cmd_inventory(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_inventory(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                            char *const *files)
 {
     struct mg_run r;
     struct mg_mark at = {"--inventory", 0, 0};
@@ -458,7 +484,7 @@ static int mg_cmd_inventory(const struct mg_opts *o, int n_files, char *const *f
 
     (void)n_files;
     (void)files;
-    mg_run_start(&r, o);
+    mg_run_start(&r, o, rep);
     if (!o->inventory)
         at.file = "(this machine)";
     if (o->export_path)
@@ -481,13 +507,14 @@ static const char *mg_getenv(void *ctx, const char *name)
 
 /* env: the variables that place one process, found from the launcher's
  * variables as the runtime finds it. */
-static int mg_cmd_env(const struct mg_opts *o, int n_files, char *const *files)
+static int mg_cmd_env(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                      char *const *files)
 {
     const char *file = n_files ? files[0] : NULL;
     struct mg_env_query q;
     struct mg_env e;
     struct mg_run r;
-    int ok = mg_load_mesh(&r, o, file, MG_WHEN_NEVER);
+    int ok = mg_load_mesh(&r, o, rep, file, MG_WHEN_NEVER);
     struct mg_mark at = {file ? file : "--mesh", 0, 0};
     struct mg_buf b;
 
@@ -508,7 +535,8 @@ static int mg_cmd_env(const struct mg_opts *o, int n_files, char *const *files)
 }
 
 /* Indexed by enum mg_command, so a command cannot lack its function. */
-static int (*const mg_commands[MG_N_COMMANDS])(const struct mg_opts *, int, char *const *) = {
+static int (*const mg_commands[MG_N_COMMANDS])(const struct mg_opts *, struct mg_report *, int,
+                                               char *const *) = {
     [MG_CMD_VALIDATE] = mg_cmd_validate,   [MG_CMD_GENERATE] = mg_cmd_generate,
     [MG_CMD_RESOLVE] = mg_cmd_resolve,     [MG_CMD_SHOW] = mg_cmd_show,
     [MG_CMD_INVENTORY] = mg_cmd_inventory, [MG_CMD_ENV] = mg_cmd_env,
@@ -516,5 +544,14 @@ static int (*const mg_commands[MG_N_COMMANDS])(const struct mg_opts *, int, char
 
 int mg_run_command(enum mg_command cmd, const struct mg_opts *o, int n_files, char *const *files)
 {
-    return mg_commands[cmd](o, n_files, files);
+    struct mg_report *rep = mg_report_begin(o->format);
+    struct mg_buf b;
+    int code = mg_commands[cmd](o, rep, n_files, files);
+
+    /* The JSON and SARIF documents, printed once for all the files. */
+    mg_buf_init(&b);
+    mg_report_end(rep, &b, code);
+    (void)mg_write_stream(o->err, b.data, b.len);
+    mg_buf_free(&b);
+    return code;
 }

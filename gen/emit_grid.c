@@ -2,7 +2,7 @@
  * The `show` emitter: the mesh as a grid of device ids in the terminal
  * (like jax.debug.visualize_sharding), under a header that gives each
  * axis's ICI x DCN split and both closeness scores. Cells are coloured by
- * host, or by stage in an MPMD mesh, when the caller asks for colour. A
+ * host, slice or stage (--color-by) when the caller asks for colour. A
  * TPU mesh is also drawn the other way round: each slice's physical torus,
  * chip by chip, with the mesh coordinates each chip took. It formats the
  * resolved model and decides nothing: whether the terminal takes colour is
@@ -12,10 +12,11 @@
 #include "mesh_math.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void mg_emit_torus(struct mg_buf *b, const struct mg_plan *p);
 
-/* Background colours for hosts or stages, cycling. */
+/* Background colours for hosts, slices or stages, cycling. */
 static const int mg_palette[] = {44, 42, 45, 43, 46, 41, 104, 102, 105, 103, 106, 101};
 
 void mg_grid_shape(const struct mg_plan *p, int *rows, int *cols)
@@ -24,9 +25,117 @@ void mg_grid_shape(const struct mg_plan *p, int *rows, int *cols)
     *rows = p->n_mesh / *cols;
 }
 
-int mg_grid_key(const struct mg_plan *p, int flat)
+/* A host's slice, or NULL. */
+static const char *mg_grid_slice(const struct mg_plan *p, int host)
 {
-    return p->mpmd_axis >= 0 ? mg_stage_of(p, flat) : p->devices[p->mesh[flat]].host;
+    return p->inv->hosts[host].slice;
+}
+
+static int mg_grid_same_slice(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The raw key of a mesh position before numbering: a host index, a stage,
+ * or for slices the first host (in inventory order) of the same slice,
+ * found through `slice_host` (host -> that host). */
+static int mg_grid_raw(const struct mg_plan *p, enum mg_color_by by, const int *slice_host,
+                       int flat)
+{
+    int host = p->devices[p->mesh[flat]].host;
+
+    if (by == MG_COLOR_BY_STAGE)
+        return mg_stage_of(p, flat);
+    return by == MG_COLOR_BY_SLICE ? slice_host[host] : host;
+}
+
+struct mg_grid_host {
+    const char *slice;
+    int host;
+};
+
+static int mg_grid_by_slice(const void *x, const void *y)
+{
+    const struct mg_grid_host *a = x, *b = y;
+    int c = !a->slice || !b->slice ? (a->slice != NULL) - (b->slice != NULL)
+                                   : strcmp(a->slice, b->slice);
+    return c ? c : a->host - b->host;
+}
+
+/* host -> the first host of its slice (hosts without a slice together):
+ * a sort by slice name, so that a million hosts cost n log n. */
+static int *mg_grid_slice_hosts(const struct mg_plan *p)
+{
+    int n = p->inv->n_hosts, i, *first;
+    struct mg_grid_host *order;
+
+    order = malloc((size_t)n * sizeof *order);
+    first = malloc((size_t)n * sizeof *first);
+    if (!order || !first)
+        mg_oom();
+    for (i = 0; i < n; i++) {
+        order[i].slice = mg_grid_slice(p, i);
+        order[i].host = i;
+    }
+    qsort(order, (size_t)n, sizeof *order, mg_grid_by_slice);
+    for (i = 0; i < n; i++)
+        first[order[i].host] = i > 0 && mg_grid_same_slice(order[i].slice, order[i - 1].slice)
+                                   ? first[order[i - 1].host]
+                                   : order[i].host;
+    free(order);
+    return first;
+}
+
+void mg_grid_keys_init(struct mg_grid_keys *k, const struct mg_plan *p, enum mg_color_by by)
+{
+    int n_raw = p->inv->n_hosts > p->n_mesh ? p->inv->n_hosts : p->n_mesh, i;
+    int *number = malloc((size_t)n_raw * sizeof *number);
+    int *host_seen = calloc((size_t)p->inv->n_hosts, sizeof *host_seen);
+    int *slice_host = by == MG_COLOR_BY_SLICE ? mg_grid_slice_hosts(p) : NULL;
+
+    k->by = by;
+    k->n = 0;
+    k->n_hosts = 0;
+    k->of = malloc((size_t)p->n_mesh * sizeof *k->of);
+    k->first = malloc((size_t)p->n_mesh * sizeof *k->first);
+    if (!number || !host_seen || !k->of || !k->first)
+        mg_oom();
+    for (i = 0; i < n_raw; i++)
+        number[i] = -1;
+    for (i = 0; i < p->n_mesh; i++) {
+        int raw = mg_grid_raw(p, by, slice_host, i), host = p->devices[p->mesh[i]].host;
+        if (number[raw] < 0) {
+            k->first[k->n] = i;
+            number[raw] = k->n++;
+        }
+        k->of[i] = number[raw];
+        k->n_hosts += !host_seen[host];
+        host_seen[host] = 1;
+    }
+    free(number);
+    free(host_seen);
+    free(slice_host);
+}
+
+void mg_grid_keys_free(struct mg_grid_keys *k)
+{
+    free(k->of);
+    free(k->first);
+    k->of = k->first = NULL;
+}
+
+const char *mg_grid_key_name(const struct mg_grid_keys *k, const struct mg_plan *p, int key,
+                             char *buf, size_t cap)
+{
+    int flat = k->first[key], host = p->devices[p->mesh[flat]].host;
+
+    if (k->by == MG_COLOR_BY_STAGE) {
+        snprintf(buf, cap, "stage %d", mg_stage_of(p, flat));
+        return buf;
+    }
+    if (k->by == MG_COLOR_BY_SLICE)
+        return mg_grid_slice(p, host) ? mg_grid_slice(p, host) : "(no slice)";
+    return p->inv->hosts[host].name;
 }
 
 static void mg_grid_header(struct mg_buf *b, const struct mg_plan *p)
@@ -52,11 +161,13 @@ static void mg_grid_header(struct mg_buf *b, const struct mg_plan *p)
                   n_hosts > 1 ? "@host" : "");
 }
 
-void mg_emit_grid(struct mg_buf *b, const struct mg_plan *p, int color)
+void mg_emit_grid(struct mg_buf *b, const struct mg_plan *p, int color, enum mg_color_by by)
 {
+    struct mg_grid_keys keys;
     int rows, cols, i, j, width = 1;
 
     mg_grid_shape(p, &rows, &cols);
+    mg_grid_keys_init(&keys, p, by);
     for (i = p->n_devices; i >= 10; i /= 10)
         width++;
     mg_grid_header(b, p);
@@ -64,7 +175,7 @@ void mg_emit_grid(struct mg_buf *b, const struct mg_plan *p, int color)
         for (j = 0; j < cols; j++) {
             int flat = i * cols + j, dev = p->mesh[flat];
             if (color)
-                mg_buf_printf(b, "\033[30;%dm", mg_palette[mg_grid_key(p, flat) % 12]);
+                mg_buf_printf(b, "\033[30;%dm", mg_palette[keys.of[flat] % 12]);
             if (p->inv->n_hosts > 1)
                 mg_buf_printf(b, " %*d@%-*d ", width, dev, 3, p->devices[dev].host);
             else
@@ -74,6 +185,7 @@ void mg_emit_grid(struct mg_buf *b, const struct mg_plan *p, int color)
         }
         mg_buf_puts(b, "\n");
     }
+    mg_grid_keys_free(&keys);
     mg_emit_torus(b, p);
 }
 

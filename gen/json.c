@@ -158,6 +158,12 @@ void mg_json_null(struct mg_json *j)
     mg_buf_put(j->b, "null", 4);
 }
 
+void mg_json_bool(struct mg_json *j, int v)
+{
+    mg_json_sep(j);
+    mg_buf_puts(j->b, v ? "true" : "false");
+}
+
 void mg_json_string(struct mg_json *j, const char *s)
 {
     mg_json_sep(j);

@@ -17,7 +17,7 @@ enum mg_json_layout {
     MG_JSON_BLOCK    /* one a line, one column in, the closing bracket on its own line */
 };
 
-#define MG_JSON_MAX_DEPTH 8
+#define MG_JSON_MAX_DEPTH 12
 
 struct mg_json_frame {
     char close;
@@ -45,6 +45,7 @@ void mg_json_end(struct mg_json *j);
 void mg_json_key(struct mg_json *j, const char *key);
 void mg_json_int(struct mg_json *j, int64_t v);
 void mg_json_null(struct mg_json *j);
+void mg_json_bool(struct mg_json *j, int v);
 /* A string, escaped. */
 void mg_json_string(struct mg_json *j, const char *s);
 /* A string, or null where it is empty or missing. */

@@ -42,7 +42,8 @@ static const char mg_usage_common[] =
     "  --axes NAMES      axis names for a positional --mesh\n"
     "  --name NAME       the mesh name (prefix of emitted symbols); overrides the\n"
     "                    spec's 'name:'; default 'mesh' with --mesh\n"
-    "  --format FMT      diagnostics as text (default), json or github\n"
+    "  --format FMT      diagnostics as text (default), json (one document per run),\n"
+    "                    github (workflow commands) or sarif (SARIF 2.1.0)\n"
     "  -h, --help        this help\n";
 
 /* The help of each command; its name is in words.c. */
@@ -80,10 +81,12 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
     [MG_CMD_SHOW] =
         {"meshgen show [options] FILE",
          "Draws the mesh as a grid (rows: all axes but the last; columns: the last),\n"
-         "each cell a device id, coloured by host, or by stage for an MPMD mesh.\n",
+         "each cell a device id, coloured by host, slice or MPMD stage.\n",
          "  --color WHEN      auto (default: when stdout is a terminal and NO_COLOR is\n"
          "                    unset), always or never\n"
-         "  --svg FILE        also draw the grid as an SVG picture into FILE\n"},
+         "  --color-by KEY    what colours a cell: host (default), slice or stage\n"
+         "  --svg FILE        also draw the grid as an SVG picture into FILE (with a\n"
+         "                    legend; past 64 rows or columns, blocks of positions)\n"},
     [MG_CMD_INVENTORY] =
         {"meshgen inventory [--inventory SRC] [--export FILE]",
          "Lists what hwloc sees: each host's device counts per kind, its GPUs (PCI bus\n"
@@ -186,6 +189,7 @@ enum {
     OPT_FORMAT,
     OPT_DEPFILE,
     OPT_COLOR,
+    OPT_COLOR_BY,
     OPT_GROUPS,
     OPT_EXPORT,
     OPT_SVG,
@@ -205,6 +209,7 @@ static const struct option mg_long_options[] = {
     {"depfile", required_argument, NULL, OPT_DEPFILE},
     {"print-outputs", no_argument, NULL, OPT_PRINT_OUTPUTS},
     {"color", required_argument, NULL, OPT_COLOR},
+    {"color-by", required_argument, NULL, OPT_COLOR_BY},
     {"groups", required_argument, NULL, OPT_GROUPS},
     {"svg", required_argument, NULL, OPT_SVG},
     {"export", required_argument, NULL, OPT_EXPORT},
@@ -274,6 +279,12 @@ static int mg_parse_option(enum mg_command cmd, int ch, char **argv, struct mg_o
             return MG_EXIT_USAGE;
         o->color = (enum mg_when)value;
         break;
+    case OPT_COLOR_BY:
+        if (mg_option_word(cmd, "--color-by", &mg_color_by_words, optarg, &value) != 0)
+            return MG_EXIT_USAGE;
+        o->color_by = (enum mg_color_by)value;
+        o->color_by_given = 1;
+        break;
     case OPT_GROUPS:
         if (mg_option_word(cmd, "--groups", &mg_when_words, optarg, &value) != 0)
             return MG_EXIT_USAGE;
@@ -301,8 +312,9 @@ static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_fi
                               o->out_dir         ? "-o"
                               : o->print_outputs ? "--print-outputs"
                                                  : "--depfile");
-    if (o->svg_path && cmd != MG_CMD_SHOW)
-        return mg_usage_error(cmd, "%s is an option of 'show' only", "--svg");
+    if ((o->svg_path || o->color_by_given) && cmd != MG_CMD_SHOW)
+        return mg_usage_error(cmd, "%s is an option of 'show' only",
+                              o->svg_path ? "--svg" : "--color-by");
     if (o->axes && !o->mesh)
         return mg_usage_error(cmd, "%s needs --mesh", "--axes");
     if (o->export_path && cmd != MG_CMD_INVENTORY)

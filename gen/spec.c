@@ -451,8 +451,19 @@ struct mg_spec *mg_spec_from_node(struct mg_arena *a, struct mg_diags *d, const 
 struct mg_item {
     const char *text;
     size_t len;
-    int col; /* 1-based offset of the trimmed item (of the raw item if empty) */
+    int col; /* 1-based column of the trimmed item (of the raw item if empty) */
 };
+
+/* The 1-based column of p in base: Unicode code points, as libyaml counts
+ * a spec's columns (docs/reference.md, "Output formats"). */
+static int mg_column(const char *base, const char *p)
+{
+    int col = 1;
+
+    for (; base < p; base++)
+        col += ((unsigned char)*base & 0xC0) != 0x80;
+    return col;
+}
 
 static struct mg_item mg_trim(const char *base, const char *b, const char *e)
 {
@@ -465,7 +476,7 @@ static struct mg_item mg_trim(const char *base, const char *b, const char *e)
         e--;
     it.text = b;
     it.len = (size_t)(e - b);
-    it.col = (int)((it.len ? b : start) - base) + 1;
+    it.col = mg_column(base, it.len ? b : start);
     return it;
 }
 

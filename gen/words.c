@@ -72,6 +72,7 @@ static const struct mg_word mg_formats[] = {
     [MG_FORMAT_TEXT] = {"text", NULL},
     [MG_FORMAT_JSON] = {"json", NULL},
     [MG_FORMAT_GITHUB] = {"github", NULL},
+    [MG_FORMAT_SARIF] = {"sarif", NULL},
 };
 const struct mg_words mg_format_words = {mg_formats, MG_COUNT(mg_formats)};
 
@@ -81,6 +82,13 @@ static const struct mg_word mg_whens[] = {
     [MG_WHEN_NEVER] = {"never", NULL},
 };
 const struct mg_words mg_when_words = {mg_whens, MG_COUNT(mg_whens)};
+
+static const struct mg_word mg_color_bys[] = {
+    [MG_COLOR_BY_HOST] = {"host", NULL},
+    [MG_COLOR_BY_SLICE] = {"slice", NULL},
+    [MG_COLOR_BY_STAGE] = {"stage", NULL},
+};
+const struct mg_words mg_color_by_words = {mg_color_bys, MG_COUNT(mg_color_bys)};
 
 static const struct mg_word mg_commands[] = {
     [MG_CMD_VALIDATE] = {"validate", NULL},   [MG_CMD_GENERATE] = {"generate", NULL},

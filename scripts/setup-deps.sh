@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs what meshgen needs to build and test, when it is missing: Debian
 # packages first (run as root; as another user it only says what is
-# missing), then ajv, the second JSON Schema validator of the tests, with
-# `npm ci` into tools/npm/node_modules (ignored by git) at the exact
+# missing), then ajv, the second JSON Schema validator of the tests (with
+# its draft-04 class and formats), and the official SARIF 2.1.0 schema
+# (in @microsoft/jest-sarif), with `npm ci` into tools/npm/node_modules (ignored by git) at the exact
 # versions tools/npm/package-lock.json pins. Nothing else is downloaded.
 set -eu
 cd "$(dirname "$0")/.."

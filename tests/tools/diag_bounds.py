@@ -57,16 +57,22 @@ def main():
         # A file name that tries to split a diagnostic and inject a command.
         evil = "evil\n::error file=x::pwned\r.yaml"
         write(evil, "meshgen: 1\nname: 2bad\nmesh: {axes: [dp], shape: [-1]}\n")
-        for fmt in ("text", "github", "json"):
+        for fmt in ("text", "github", "json", "sarif"):
             p = validate(meshgen, d, "--inventory", INV, "--format", fmt, evil)
             out = p.stderr.decode("utf-8", "replace")
             lines = out.splitlines()
             if p.returncode != 1:
                 fails.append(f"{fmt}: exit {p.returncode}, expected 1")
             elif fmt == "json":
-                diags = json.loads(out)
+                diags = json.loads(out)["diagnostics"]
                 if len(diags) != 1 or diags[0]["file"] != evil:
                     fails.append(f"json: the file name did not come back exactly: {diags}")
+            elif fmt == "sarif":
+                results = json.loads(out)["runs"][0]["results"]
+                uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                        for r in results]
+                if uris != ["evil%0A%3A%3Aerror%20file%3Dx%3A%3Apwned%0D.yaml"]:
+                    fails.append(f"sarif: the file name is not one percent-encoded URI: {uris}")
             elif len(lines) != 1 or lines[0].count("[name-identifier]" if fmt == "text"
                                                    else "title=name-identifier") != 1:
                 fails.append(f"{fmt}: the diagnostic was split into {len(lines)} lines: {lines}")

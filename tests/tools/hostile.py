@@ -98,16 +98,21 @@ def main():
         if any(l.split("|")[1] != "vendor?#define x 1?" for l in lines[1:9]):
             fails.append(f"vendor read back as {lines[1].split('|')[1]!r} (newlines become '?')")
         # The same names in the SVG picture of `show --svg`: well-formed XML,
-        # one square and one host label per device, the name as hwloc gave it.
+        # one square and one host label per device, the name as hwloc gave it
+        # in each square's tooltip (the label abbreviates it: head...tail).
         svg = os.path.join(t, "hostile.svg")
         p = subprocess.run([meshgen, "show", spec, "--svg", svg], capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit(f"FAIL: show --svg: {p.stderr}")
         root = ET.parse(svg).getroot()
         ns = "{http://www.w3.org/2000/svg}"
-        labels = [e.text for e in root.iter(ns + "text") if e.get("font-size") == "9"]
-        if len(root.findall(ns + "rect")) != 8 or labels != [HOST] * 8:
-            fails.append(f"svg holds {len(root.findall(ns + 'rect'))} squares, labels {labels}")
+        squares = [g for g in root.iter(ns + "g")
+                   if g.find(ns + "rect") is not None and g.find(ns + "rect").get("class") == "cell"]
+        labels = [t.text for g in squares for t in g.findall(ns + "text") if t.get("class") == "host"]
+        tips = [g.find(ns + "title").text for g in squares]
+        abbrev = HOST[:3] + "\u2026" + HOST[-5:]
+        if len(squares) != 8 or labels != [abbrev] * 8 or not all(f"host {HOST};" in t for t in tips):
+            fails.append(f"svg holds {len(squares)} squares, labels {labels}, tooltips {tips}")
         # An SVG that cannot be written is an error, and the grid is still printed.
         p = subprocess.run([meshgen, "show", spec, "--svg", os.path.join(t, "none", "x.svg")],
                            capture_output=True, text=True)

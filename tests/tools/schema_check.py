@@ -153,7 +153,7 @@ def main():
         # 2: an input the spec names cannot be read (an I/O error).
         if r.returncode not in (0, 1, 2):
             sys.exit(f"schema: meshgen validate {path} failed ({r.returncode}): {r.stderr}")
-        diags = [d for d in json.loads(r.stderr or "[]") if d["severity"] == "error"]
+        diags = [d for d in json.loads(r.stderr)["diagnostics"] if d["severity"] == "error"]
         if (r.returncode in (1, 2)) != bool(diags):
             sys.exit(f"schema: meshgen validate {path}: exit {r.returncode} with {diags}")
         # Errors in another file (the inventory a spec names) are not this file's.

@@ -751,9 +751,9 @@ static int count_of(const char *text, const char *what)
     return n;
 }
 
-/* show --svg: a square per position up to a few thousand, then boxes of
- * rows and columns (at most 2048), each naming its first and last device
- * and host. */
+/* show --svg: a square per position up to 4096 positions, then at most
+ * 64 x 64 blocks of positions, each naming its rows, columns, first and
+ * last device and hosts in its tooltip; elements and bytes stay bounded. */
 static void test_svg_scales(void **state)
 {
     struct fixture *f = *state;
@@ -762,29 +762,31 @@ static void test_svg_scales(void **state)
     struct mg_plan *p;
     struct mg_buf b;
 
-    hosts(f, 384, 8, NULL);
+    hosts(f, 512, 8, NULL);
     axes(f, 2, names, shape, NULL);
     p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
     assert_non_null(p);
     mg_buf_init(&b);
-    mg_emit_svg(&b, p);
-    assert_int_equal(count_of(b.data, "<rect"), 3072);
+    mg_emit_svg(&b, p, MG_COLOR_BY_HOST);
+    assert_int_equal(count_of(b.data, "<rect class=\"cell\""), 4096);
+    assert_int_equal(count_of(b.data, "<rect class=\"block\""), 0);
     mg_buf_free(&b);
 
     hosts(f, 32768, 8, NULL);
     p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
     assert_non_null(p);
     mg_buf_init(&b);
-    mg_emit_svg(&b, p);
-    /* 32768 rows x 8 columns: 8 boxes across, 256 down, 128 rows each. */
-    assert_int_equal(count_of(b.data, "<rect"), 2048);
-    /* Elements: the root, the line that says so, three a box. */
-    assert_int_equal(count_of(b.data, "<") - count_of(b.data, "</"), 3 * 2048 + 2);
-    assert_non_null(strstr(b.data, "each box 128 rows x 1 column"));
-    assert_non_null(strstr(b.data, ">0..1016</text>"));
-    assert_non_null(strstr(b.data, ">h0..h127</text>"));
-    assert_non_null(strstr(b.data, ">261127..262143</text>"));
-    assert_true(b.len < 1024 * 1024);
+    mg_emit_svg(&b, p, MG_COLOR_BY_HOST);
+    /* 32768 rows x 8 columns: 64 blocks down of 512 rows, 8 across. */
+    assert_int_equal(count_of(b.data, "<rect class=\"cell\""), 0);
+    assert_int_equal(count_of(b.data, "<rect class=\"block\""), 512);
+    assert_non_null(strstr(b.data, "blocks of 512 x 1 positions"));
+    assert_non_null(strstr(b.data, "rows 0-511, columns 0-0: 512 devices (0..4088) on 512 hosts, "
+                                   "h0 ... h511</title>"));
+    assert_non_null(strstr(b.data, "rows 32256-32767, columns 7-7: 512 devices (258055..262143) "
+                                   "on 512 hosts, h32256 ... h32767</title>"));
+    assert_true(count_of(b.data, "<") - count_of(b.data, "</") <= 2000);
+    assert_true(b.len < 256 * 1024);
     mg_buf_free(&b);
 }
 

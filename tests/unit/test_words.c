@@ -27,7 +27,7 @@
 static const struct mg_words *const tables[] = {
     &mg_kind_words,    &mg_axis_type_words,  &mg_order_words,      &mg_process_words,
     &mg_granule_words, &mg_severity_words,   &mg_format_words,     &mg_when_words,
-    &mg_command_words, &mg_env_format_words, &mg_tpu_method_words,
+    &mg_command_words, &mg_env_format_words, &mg_tpu_method_words, &mg_color_by_words,
 };
 
 static void test_lookup_both_ways(void **state)
@@ -110,7 +110,7 @@ static void test_lists(void **state)
     (void)state;
     mg_buf_init(&b);
     mg_word_list(&b, &mg_format_words, " or ");
-    assert_string_equal(b.data, "text, json or github");
+    assert_string_equal(b.data, "text, json, github or sarif");
     b.len = 0;
     mg_word_list(&b, &mg_when_words, " or ");
     assert_string_equal(b.data, "auto, always or never");

@@ -20,8 +20,11 @@ const fs = require("fs");
 // The drafts this tool can read, by the schema's "$schema". Each needs
 // its own ajv class; add a line (and the package, if ajv has no class
 // for it) when a schema of another draft is to be validated.
+// Draft 4 is the draft of the SARIF 2.1.0 schema (ajv-draft-04).
+const DRAFT_04 = "http://json-schema.org/draft-04/schema#";
 const DRAFTS = {
     "https://json-schema.org/draft/2020-12/schema": () => require("ajv/dist/2020").default,
+    [DRAFT_04]: () => require("ajv-draft-04").default,
 };
 
 // How many errors of one file are printed; the first usually says it all.
@@ -51,7 +54,16 @@ function main(argv) {
         // error, but without strictRequired: that rule refuses the standard
         // idiom oneOf [{required: [a]}, {required: [b]}], whose properties are
         // defined beside the oneOf rather than inside each branch.
-        validate = new Ajv({allErrors: true, strict: true, strictRequired: false}).compile(schema);
+        // The SARIF schema's language pattern, ^[a-zA-Z]{2}|^...]?$, is no
+        // valid Unicode-mode regular expression (a lone "]"): draft 4
+        // schemas are read with ECMAScript's non-Unicode syntax, as the
+        // drafts of their time were.
+        const ajv = new Ajv({allErrors: true, strict: true, strictRequired: false,
+                             unicodeRegExp: schema.$schema !== DRAFT_04});
+        // "format" is checked, not ignored: uri, date-time and the like
+        // (ajv-formats), which the SARIF schema uses.
+        require("ajv-formats").default(ajv);
+        validate = ajv.compile(schema);
     } catch (e) {
         process.stderr.write(`${schemaPath}: ${e.message}\n`);
         return 2;

@@ -188,7 +188,8 @@ void mg_error_rel(struct mg_diags *d, enum mg_check_id check, struct mg_mark at,
 void mg_warning(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)
     MG_PRINTF(4, 5);
 
-enum mg_diag_format { MG_FORMAT_TEXT, MG_FORMAT_JSON, MG_FORMAT_GITHUB };
+/* How diagnostics are printed (docs/reference.md, "Output formats"). */
+enum mg_diag_format { MG_FORMAT_TEXT, MG_FORMAT_JSON, MG_FORMAT_GITHUB, MG_FORMAT_SARIF };
 
 /* ---- digests (sha256.c) --------------------------------------------------- */
 
@@ -215,6 +216,10 @@ void mg_sha256_sink(void *ctx, const char *data, size_t len);
 
 /* auto / always / never: --color, --groups. */
 enum mg_when { MG_WHEN_AUTO, MG_WHEN_ALWAYS, MG_WHEN_NEVER };
+
+/* What colours the cells of `show` (--color-by): each device's host, its
+ * host's slice, or its MPMD stage. */
+enum mg_color_by { MG_COLOR_BY_HOST, MG_COLOR_BY_SLICE, MG_COLOR_BY_STAGE };
 
 /* The commands of the command line, in the order `meshgen --help` lists
  * them. */
@@ -249,6 +254,7 @@ extern const struct mg_words mg_granule_words;    /* enum mg_granule */
 extern const struct mg_words mg_severity_words;   /* enum mg_severity */
 extern const struct mg_words mg_format_words;     /* enum mg_diag_format */
 extern const struct mg_words mg_when_words;       /* enum mg_when */
+extern const struct mg_words mg_color_by_words;   /* enum mg_color_by */
 extern const struct mg_words mg_command_words;    /* enum mg_command */
 extern const struct mg_words mg_env_format_words; /* enum mg_env_format */
 
@@ -259,7 +265,7 @@ const char *mg_word_c(const struct mg_words *words, int value);
 /* The value of a word, or -1. */
 int mg_word_value(const struct mg_words *words, const char *name);
 /* Appends the words in order, separated by ", " and by `last` before the
- * last one: "text, json or github". */
+ * last one: "text, json, github or sarif". */
 void mg_word_list(struct mg_buf *b, const struct mg_words *words, const char *last);
 /* The device kinds, the most used table. */
 const char *mg_kind_name(int kind);
@@ -691,10 +697,13 @@ void mg_emit_header(struct mg_buf *out, const struct mg_plan *plan, const char *
 void mg_emit_source(struct mg_buf *out, const struct mg_plan *plan, const char *inputs);
 /* emit_json.c: the JSON of `meshgen resolve`. */
 void mg_emit_json(struct mg_buf *out, const struct mg_plan *plan);
-/* emit_grid.c: the grid of `meshgen show`, with ANSI colours when color. */
-void mg_emit_grid(struct mg_buf *out, const struct mg_plan *plan, int color);
-/* emit_svg.c: the same grid as an SVG picture. */
-void mg_emit_svg(struct mg_buf *out, const struct mg_plan *plan);
+/* emit_grid.c: the grid of `meshgen show`, with ANSI colours by `by` when
+ * color. */
+void mg_emit_grid(struct mg_buf *out, const struct mg_plan *plan, int color, enum mg_color_by by);
+/* emit_svg.c: the same grid as an SVG picture, coloured by `by`, with a
+ * title, axis labels and a legend; past 4096 positions in at most 64 x 64
+ * blocks of positions rather than one square a device. */
+void mg_emit_svg(struct mg_buf *out, const struct mg_plan *plan, enum mg_color_by by);
 /* env.c: which process the query names, found by the runtime's own rules
  * (meshgen_process_from_vars over the model as runtime tables), and the
  * variables that place it: the visible-devices variable that fits its
@@ -711,8 +720,19 @@ void mg_emit_inventory(struct mg_buf *out, const struct mg_inventory *inv);
 /* emit_dep.c: a Make rule: every target depends on every prerequisite. */
 void mg_emit_depfile(struct mg_buf *out, const char *const *targets, int n_targets,
                      const char *const *prereqs, int n_prereqs);
-/* emit_diag.c: the diagnostics as text, JSON or GitHub workflow commands
- * (every one, and a line for those past the cap). */
+/*
+ * emit_diag.c: the diagnostics of a whole command (every file of a
+ * `validate`) as one report. Text and GitHub workflow commands are appended
+ * to `out` batch by batch (with a line for those past the cap); the JSON
+ * document (schemas/diagnostics.schema.json) and the SARIF 2.1.0 log hold
+ * every batch and are appended to `out` whole by mg_report_end, which
+ * takes the command's exit code and frees the report.
+ */
+struct mg_report;
+struct mg_report *mg_report_begin(enum mg_diag_format fmt);
+void mg_report_add(struct mg_report *r, struct mg_buf *out, const struct mg_diags *d);
+void mg_report_end(struct mg_report *r, struct mg_buf *out, int exit_code);
+/* One set of diagnostics as a whole report (begin, add, end). */
 void mg_emit_diags(struct mg_buf *out, const struct mg_diags *d, enum mg_diag_format fmt);
 
 /* io.c: writes data to path through a temporary file in the same directory
@@ -751,9 +771,11 @@ struct mg_opts {
     enum mg_env_format env_format; /* env --format */
     enum mg_diag_format format;
     enum mg_when color;
-    enum mg_when groups; /* generate --groups: auto (small meshes), always, never */
-    FILE *out;           /* where results go (stdout) */
-    FILE *err;           /* where diagnostics go (stderr) */
+    enum mg_color_by color_by; /* show --color-by */
+    int color_by_given;        /* --color-by was on the command line */
+    enum mg_when groups;       /* generate --groups: auto (small meshes), always, never */
+    FILE *out;                 /* where results go (stdout) */
+    FILE *err;                 /* where diagnostics go (stderr) */
 };
 
 /* The defaults of every option. */
