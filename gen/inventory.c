@@ -470,12 +470,15 @@ static void mg_check_tpu_slices(struct mg_inv_ctx *c, const struct mg_group *gro
 
 /* ---- host groups ----------------------------------------------------------------- */
 
-/* Counts a group's devices (its hosts times per_host, the most numerous
- * kind of its topology) before any host is built, and a synthetic
- * topology's before it is loaded, from its description: an inventory holds
- * at most MG_MAX_DEVICES devices of any one kind, so one of 2^33 devices is
- * refused at once rather than after it was built. Returns 0 after
- * reporting. */
+/* Counts a group's devices before any host is built (its hosts times
+ * per_host), and a synthetic topology's before it is loaded, from its
+ * description (its leaves). A loaded topology counts its least numerous
+ * kind: the inventory is refused here only when no kind of it is within
+ * MG_MAX_DEVICES, so no mesh could use it; a mesh of one kind past the
+ * limit, in an inventory that has another kind within it (a million GPUs
+ * beside a hundred million PUs), is refused by device-kind-available before
+ * that kind's devices are gathered. One of 2^33 devices is refused at once
+ * rather than after it was built. Returns 0 after reporting. */
 static int mg_count_devices(struct mg_inv_ctx *c, const struct mg_group *g, int64_t per_host,
                             const char *where)
 {
@@ -488,21 +491,21 @@ static int mg_count_devices(struct mg_inv_ctx *c, const struct mg_group *g, int6
         return 1;
     mg_error(c->d, MG_CHK_INVENTORY_DEVICE_COUNT, g->at,
              "%s.names: %d hosts of %" PRId64 " devices each make %" PRId64
-             " devices in the inventory up to here, expected at most %d of any one kind",
+             " devices in the inventory up to here, expected at most %d",
              where, g->n_names, per_host, c->devices, MG_MAX_DEVICES);
     c->refused = 1;
     return 0;
 }
 
-/* The most numerous kind of a loaded topology. */
+/* The least numerous kind a loaded topology has (0 if it has none). */
 static int64_t mg_topology_devices(const struct mg_topology *t)
 {
-    int64_t most = 0;
+    int64_t least = 0;
     int k;
     for (k = 0; k < MG_N_KINDS; k++)
-        if (t->n[k] > most)
-            most = t->n[k];
-    return most;
+        if (t->n[k] > 0 && (least == 0 || t->n[k] < least))
+            least = t->n[k];
+    return least;
 }
 
 /* mg_count_devices for a group whose hosts each have a snapshot of their
@@ -521,8 +524,9 @@ static void mg_count_host_devices(struct mg_inv_ctx *c, const struct mg_group *g
     if (c->devices <= MG_MAX_DEVICES)
         return;
     mg_error(c->d, MG_CHK_INVENTORY_DEVICE_COUNT, g->at,
-             "%s.names: %d hosts with %" PRId64 " devices in all make %" PRId64
-             " devices in the inventory up to here, expected at most %d of any one kind",
+             "%s.names: %d hosts with %" PRId64
+             " devices of their least numerous kind make %" PRId64
+             " such devices in the inventory up to here, expected at most %d of some kind",
              where, g->n_names, n, c->devices, MG_MAX_DEVICES);
     c->refused = 1;
 }

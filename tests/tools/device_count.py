@@ -1,9 +1,17 @@
 #!/usr/bin/env python3
-"""inventory-device-count for hosts that each have a snapshot of their own
-(`topology: snap/{host}.xml`; tests/cases/inventory_device_count.yaml covers
-a synthetic topology): 1025 hosts of 8192 devices, every snapshot a link to
-one exported file, are 8396800 devices, one group past the limit of
-8388608, and are refused with the real sum; 1024 of them are accepted.
+"""Device counts past MG_MAX_DEVICES (8388608) for hosts that each have a
+snapshot of their own (`topology: snap/{host}.xml`, every snapshot a link
+to one exported file of 8 packages, 8192 cores and PUs, one NUMA node;
+tests/cases/inventory_device_count.yaml covers a synthetic topology refused
+from its description before it is built):
+
+- 1025 hosts hold 8396800 cores: the inventory still loads (its NUMA nodes
+  and packages are within the limit, so a mesh could use it: the load
+  refuses only an inventory with no kind in reach), a mesh of cores is
+  refused by device-kind-available with the real count, and a mesh of
+  packages over the same inventory is accepted;
+- 1024 hosts (8388608 cores, the limit itself) give a mesh of cores no
+  device-kind-available error.
 
     device_count.py MESHGEN
 """
@@ -24,19 +32,27 @@ def main():
         os.mkdir(os.path.join(d, "snap"))
         for i in range(1, 1026):
             os.symlink("../big.xml", os.path.join(d, "snap", f"h{i}.xml"))
-        for hosts, code, want in (
-                (1025, 1, "1025 hosts with 8396800 devices in all make 8396800 devices in the "
-                          "inventory up to here, expected at most 8388608 of any one kind "
-                          "[inventory-device-count]"),
-                (1024, 0, "")):
+
+        def run(hosts, kind):
             with open(os.path.join(d, "inv.yaml"), "w") as f:
                 f.write(f"meshgen-inventory: 1\nhosts:\n  - names: h[1-{hosts}]\n"
                         "    topology: snap/{host}.xml\n")
-            p = subprocess.run([meshgen, "validate", "inv.yaml"], cwd=d, capture_output=True,
-                               text=True, timeout=300)
-            if p.returncode != code or want not in p.stderr or \
-                    (code == 0 and "inventory-device-count" in p.stderr):
-                fails.append(f"{hosts} hosts: exit {p.returncode}, expected {code}: "
+            with open(os.path.join(d, "mesh.yaml"), "w") as f:
+                f.write(f"meshgen: 1\nname: big\ninventory: inv.yaml\nmesh:\n"
+                        f"  device_kind: {kind}\n  axes: [dp]\n  shape: [-1]\n")
+            return subprocess.run([meshgen, "validate", "inv.yaml" if kind is None else "mesh.yaml"],
+                                  cwd=d, capture_output=True, text=True, timeout=300)
+
+        for hosts, kind, code, want, unwanted in (
+                (1025, None, 0, "", "inventory-device-count"),
+                (1025, "core", 1, "mesh.yaml:5:16: error: the inventory has 8396800 core devices; "
+                                  "meshgen handles at most 8388608 [device-kind-available]",
+                 "inventory-device-count"),
+                (1025, "package", 0, "", "error"),
+                (1024, "core", 0, "", "device-kind-available")):
+            p = run(hosts, kind)
+            if p.returncode != code or want not in p.stderr or unwanted in p.stderr:
+                fails.append(f"{hosts} hosts, kind {kind}: exit {p.returncode}, expected {code}: "
                              f"{p.stderr[-400:]!r}")
     for f in fails:
         print("FAIL:", f)
