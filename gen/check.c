@@ -529,6 +529,10 @@ static void mg_sort_unless_sorted(void *base, size_t n, size_t size,
 struct mg_gsort {
     const char *key;
     int first_host;
+    /* Process order: the granule's first host with devices of the kind,
+     * n_hosts + first_host when it has none (such a granule is no process,
+     * and goes after every granule that is). */
+    int order;
 };
 
 /* Byte order of keys, then host: for finding the distinct keys. */
@@ -539,13 +543,13 @@ static int mg_hsort_cmp(const void *a, const void *b)
     return r ? r : (x->first_host > y->first_host) - (x->first_host < y->first_host);
 }
 
-/* Process order: a granule is known by its first host, that is its first
- * process (JAX keys granules by process_index or slice_index, and a slice's
- * index follows its first process). */
+/* Process order: a granule is known by its first host with devices, that
+ * is its first process (JAX keys granules by process_index or slice_index,
+ * and a slice's index follows its first process). */
 static int mg_gsort_first_cmp(const void *a, const void *b)
 {
     const struct mg_gsort *x = a, *y = b;
-    return (x->first_host > y->first_host) - (x->first_host < y->first_host);
+    return (x->order > y->order) - (x->order < y->order);
 }
 
 static const char *mg_granule_key(const struct mg_check_run *c, int h)
@@ -577,11 +581,14 @@ static void mg_granules_build(struct mg_check_run *c, struct mg_gsort *gs)
     for (h = 0; h < inv->n_hosts; h++) {
         hk[h].key = mg_granule_key(c, h);
         hk[h].first_host = h;
+        hk[h].order = mg_host_devices(c, h) > 0 ? h : inv->n_hosts + h;
     }
     mg_sort_unless_sorted(hk, n_hosts, sizeof *hk, mg_hsort_cmp);
     for (h = 0; h < inv->n_hosts; h++) {
         if (h == 0 || strcmp(hk[h].key, hk[h - 1].key) != 0)
             gs[n++] = hk[h];
+        else if (hk[h].order < gs[n - 1].order)
+            gs[n - 1].order = hk[h].order;
         c->plan->host_granule[hk[h].first_host] = n - 1;
     }
     /* rank maps the granules' indices so far to their process order. */
@@ -606,8 +613,8 @@ static void mg_granules_build(struct mg_check_run *c, struct mg_gsort *gs)
         next[g + 1] = next[g] + c->plan->granules[g].n_hosts;
     for (h = 0; h < inv->n_hosts; h++)
         c->plan->granule_hosts[next[c->plan->host_granule[h]]++] = h;
-    /* The used hosts are a prefix of the hosts, so the used granules are a
-     * prefix of the granules. */
+    /* The used hosts are a prefix of the hosts with devices, so the used
+     * granules are a prefix of the granules (those without devices last). */
     c->plan->n_granules = 0;
     while (c->plan->n_granules < n && c->plan->granules[c->plan->n_granules].n_used > 0)
         c->plan->n_granules++;
@@ -674,11 +681,10 @@ static int check_shape_divides(struct mg_check_run *c)
             infer = i;
             continue;
         }
-        if (!mg_mul_size(prod, s->axes[i].size, &prod) || prod > MG_MAX_DEVICES) {
-            /* Larger than any inventory: shape-devices says so. */
+        /* Larger than any inventory: saturated, and the loop goes on to
+         * find a -1 after this axis. */
+        if (!mg_mul_size(prod, s->axes[i].size, &prod) || prod > MG_MAX_DEVICES)
             prod = INT64_MAX;
-            break;
-        }
     }
     for (i = 0; i < s->n_axes; i++)
         c->plan->size[i] = s->axes[i].size;

@@ -155,8 +155,11 @@ static int mg_load(struct mg_run *r, const struct mg_opts *o, struct mg_report *
         return r->inv != NULL && r->diags.n_errors == 0;
     if (!r->spec)
         return 0;
-    if (o->name && !o->mesh)
+    /* A name from --name is blamed on --name, not on the spec's 'name:'. */
+    if (o->name) {
         r->spec->name = o->name;
+        r->spec->name_at = (struct mg_mark){"--name", 0, 0};
+    }
     /* A spec whose structure is broken is not checked further: its fields
      * are not all there, and the errors so far say what to fix. */
     parse_errors = r->diags.n_errors;
@@ -363,9 +366,9 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
     }
     if (mg_write_changed(n, paths, data, lens) != 0) {
         int err = errno;
-        mg_write_failed(r, "cannot write %s_mesh.[ch]%s to %s: %s", r->plan->name,
-                        o->depfile ? " and the depfile" : "", mg_show_path(&r->arena, dir),
-                        mg_write_error(err));
+        mg_write_failed(r, "cannot write %s_mesh.[ch] to %s%s%s: %s", r->plan->name,
+                        mg_show_path(&r->arena, dir), o->depfile ? " and the depfile " : "",
+                        o->depfile ? mg_show_path(&r->arena, o->depfile) : "", mg_write_error(err));
     }
     for (i = 0; i < 3; i++)
         mg_buf_free(&out[i]);

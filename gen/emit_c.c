@@ -535,7 +535,7 @@ static void mg_mesh_struct(struct mg_buf *b, const struct mg_plan *p)
     mg_println(b, ".n_hosts = %d,", p->inv->n_hosts);
     mg_println(b, ".hosts = %s__hosts,", nm);
     mg_println(b, ".n_granules = %d,", p->n_granules);
-    /* Identity tables are left out: the runtime computes them (ABI 2). */
+    /* Identity tables are left out: the runtime computes them (ABI 3). */
     mg_table_field(b, p, "mesh_devices", p->mesh_identity);
     mg_table_field(b, p, "device_index", p->mesh_identity);
     mg_println(b, ".process_mode = %s,", mg_word_c(&mg_process_words, p->process_mode));

@@ -191,8 +191,9 @@ void mg_emit_grid(struct mg_buf *b, const struct mg_plan *p, int color, enum mg_
 
 /* ---- TPU: the physical torus next to the logical mesh ------------------------------ */
 
-/* Meshes up to this many devices get the physical drawing: beyond it the
- * planes no longer fit a terminal. */
+/* Inventories of up to this many devices of the kind get the physical
+ * drawing: beyond it the planes no longer fit a terminal, and each slice
+ * drawn scans every device. */
 #define MG_TORUS_DRAW_MAX 4096
 
 /* The mesh coordinates of position flat, "a,b,c", or "-" for none. */

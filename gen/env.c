@@ -174,10 +174,10 @@ static void mg_env_process_error(struct mg_diags *d, struct mg_arena *a, struct 
     } else if (rc == MESHGEN_ERR_NO_ENV) {
         hint = "; give --local-rank or --process, or run it under the launcher";
     } else if (rc == MESHGEN_ERR_RANGE) {
-        /* --process, or the environment's MESHGEN_PROCESS: only that is out
-         * of range (the runtime's digits, so shown as they are). */
-        why = mg_printf(a, "process %s is not below the process count %d",
-                        mg_or_empty(mg_env_get(v, "MESHGEN_PROCESS")), m->n_processes);
+        /* The number given: --process, else MESHGEN_PROCESS. */
+        const char *given = mg_env_get(v, "MESHGEN_PROCESS");
+        why = mg_printf(a, "process %s is not below the process count %d", given ? given : "?",
+                        m->n_processes);
     }
     mg_error(d, MG_CHK_ENV_PROCESS, at, "cannot tell which process this is: %s%s", why, hint);
 }

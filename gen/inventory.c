@@ -289,22 +289,20 @@ static void mg_group_topology(struct mg_inv_ctx *c, struct mg_group *g, const st
         g->topology = mg_topology_index(c, n, value, synth != NULL, where);
 }
 
-/* A kept topology's devices are the cache's, shared with every other
- * inventory that names the file: before a template clears their UUIDs, the
- * kinds that have any are copied into this inventory. */
-static void mg_own_uuids(struct mg_inv_ctx *c, struct mg_topology *t)
+/* The topology's own copy of its device lists, which a load kept for the
+ * whole call (mg_inv_cache) shares with every inventory that names the
+ * file: a template's changes stay this inventory's. */
+static void mg_own_devices(struct mg_arena *a, struct mg_topology *t)
 {
-    int k, i, any;
+    int k;
 
     for (k = 0; k < MG_N_KINDS; k++) {
-        struct mg_devinfo *own;
-        for (i = any = 0; i < t->n[k]; i++)
-            any |= t->devs[k][i].uuid && t->devs[k][i].uuid[0];
-        if (!any)
+        struct mg_devinfo *copy;
+        if (t->n[k] <= 0 || !t->devs[k])
             continue;
-        own = mg_alloc_array(c->a, (size_t)t->n[k], sizeof *own);
-        memcpy(own, t->devs[k], (size_t)t->n[k] * sizeof *own);
-        t->devs[k] = own;
+        copy = mg_alloc_array(a, (size_t)t->n[k], sizeof *copy);
+        memcpy(copy, t->devs[k], (size_t)t->n[k] * sizeof *copy);
+        t->devs[k] = copy;
     }
 }
 
@@ -325,8 +323,7 @@ static void mg_templates(struct mg_inv_ctx *c)
         int cleared;
         if (users[t] < 2)
             continue;
-        if (c->cache)
-            mg_own_uuids(c, &inv->topologies[t]);
+        mg_own_devices(c->a, &inv->topologies[t]);
         cleared = mg_topology_make_template(&inv->topologies[t]);
         if (cleared)
             mg_warning(c->d, MG_CHK_INVENTORY_TEMPLATE, c->topo_at[t],
@@ -893,6 +890,8 @@ struct mg_cached {
     struct mg_cached *next;
     const char *key;
     struct mg_diags diags; /* what the load reported, for every run */
+    struct mg_mark at;     /* where the first load was asked for (a copy) */
+    const char *label;     /* a topology's label at its first load (a copy) */
     struct mg_inventory *inv;
     int rc; /* the topology's load: 0 or -1 */
     struct mg_topology topo;
@@ -965,30 +964,42 @@ static struct mg_cached *mg_cache_add(struct mg_inv_cache *c, const char *key)
     return e;
 }
 
-/* A kept load is made at this location, which each run's replay puts its
- * own in place of: the first caller's mark may name a spec (and an arena)
- * that a later run no longer has, and the source on another line. */
-static const char mg_cached_here[] = "(cached load)";
-
-/* Reports a kept load's diagnostics into d, at `at` where the load had
- * only the source's location. */
-static void mg_cache_replay(struct mg_diags *d, const struct mg_diags *kept, struct mg_mark at)
+static int mg_same_mark(struct mg_mark x, struct mg_mark y)
 {
-    int i = d->n;
+    return x.line == y.line && x.col == y.col &&
+           (x.file == y.file || (x.file && y.file && strcmp(x.file, y.file) == 0));
+}
 
-    mg_diags_append(d, kept);
-    for (; i < d->n; i++) {
-        if (d->items[i].at.file == mg_cached_here)
+/* The mark a kept load is made at: its file name copied into the cache,
+ * which outlives the run that asked (whose arena holds the name). */
+static struct mg_mark mg_keep_mark(struct mg_inv_cache *c, struct mg_mark at)
+{
+    if (at.file)
+        at.file = mg_strdup(&c->arena, at.file);
+    return at;
+}
+
+/* Reports again what a kept load reported; what it said at the first
+ * loader's mark (a spec's 'inventory:') is said at this loader's. */
+static void mg_cache_replay(struct mg_diags *d, const struct mg_cached *e, struct mg_mark at)
+{
+    int i, first = d->n;
+
+    mg_diags_append(d, &e->diags);
+    for (i = first; i < d->n; i++) {
+        if (mg_same_mark(d->items[i].at, e->at))
             d->items[i].at = at;
-        if (d->items[i].related.file == mg_cached_here)
+        if (d->items[i].related.file && mg_same_mark(d->items[i].related, e->at))
             d->items[i].related = at;
     }
 }
 
 /* mg_topology_load, once per distinct source and call. What the load
  * reported (a template note, an error) is kept with it and reported again
- * to every run that loads it. The label is the caller's: two inventories
- * may name one file differently. */
+ * to every run that loads it from the same place under the same label;
+ * from another, a load that reported anything is made again, so that its
+ * messages name that place and label (two inventories may name one file
+ * differently). */
 static int mg_load_topology(struct mg_inv_cache *cache, struct mg_arena *a, struct mg_diags *d,
                             const char *source, const char *label, struct mg_mark at,
                             struct mg_topology *t, const char **host_name)
@@ -998,16 +1009,19 @@ static int mg_load_topology(struct mg_inv_cache *cache, struct mg_arena *a, stru
     const char *key = cache ? mg_cache_key(cache, "topology", source, host_name != NULL) : NULL;
     struct mg_cached *e = key ? mg_cache_find(cache, key) : NULL;
 
+    if (e && e->diags.n && (!mg_same_mark(e->at, at) || strcmp(e->label, label) != 0))
+        key = NULL;
     if (!key)
         return mg_topology_load(a, d, source, label, at, t, host_name);
     if (!e) {
-        struct mg_mark here = {mg_cached_here, 0, 0};
         e = mg_cache_add(cache, key);
         mg_diags_init(&e->diags, &cache->arena);
-        e->rc = mg_topology_load(&cache->arena, &e->diags, source, label, here, &e->topo,
+        e->at = mg_keep_mark(cache, at);
+        e->label = mg_strdup(&cache->arena, label);
+        e->rc = mg_topology_load(&cache->arena, &e->diags, source, e->label, e->at, &e->topo,
                                  &e->host_name);
     }
-    mg_cache_replay(d, &e->diags, at);
+    mg_diags_append(d, &e->diags);
     if (e->rc != 0)
         return -1;
     *t = e->topo;
@@ -1051,20 +1065,21 @@ struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *cache, struct
     e = mg_cache_find(cache, key);
     if (!e) {
         /* Kept, in the cache's arena, with what its load reported. */
-        struct mg_mark here = {mg_cached_here, 0, 0};
         e = mg_cache_add(cache, key);
         mg_diags_init(&e->diags, &cache->arena);
+        e->at = mg_keep_mark(cache, at);
         if (mg_source_kind(source) == MG_SOURCE_INVENTORY)
-            e->inv = mg_inventory_file(cache, &cache->arena, &e->diags, source, here);
+            e->inv = mg_inventory_file(cache, &cache->arena, &e->diags, source, e->at);
         else
-            e->inv = mg_inventory_single(cache, &cache->arena, &e->diags, source, here);
+            e->inv = mg_inventory_single(cache, &cache->arena, &e->diags, source, e->at);
     }
-    mg_cache_replay(d, &e->diags, at);
+    mg_cache_replay(d, e, at);
     if (!e->inv)
         return NULL;
     copy = mg_inventory_copy(a, e->inv);
-    /* A topology source's one host is blamed where this run names it. */
-    if (copy->n_hosts == 1 && copy->hosts[0].at.file == mg_cached_here) {
+    /* A topology source's one host is blamed where this run names it, not
+     * where the first run did. */
+    if (copy->n_hosts == 1 && mg_same_mark(copy->hosts[0].at, e->at)) {
         struct mg_host *host = mg_alloc(a, sizeof *host);
         *host = copy->hosts[0];
         host->at = at;

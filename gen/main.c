@@ -41,10 +41,12 @@ static const char mg_usage_common[] =
     "                    --axes dp,tp (one size may be -1)\n"
     "  --axes NAMES      axis names for a positional --mesh\n"
     "  --name NAME       the mesh name (prefix of emitted symbols); overrides the\n"
-    "                    spec's 'name:'; default 'mesh' with --mesh\n"
+    "                    spec's 'name:'; default 'mesh' with --mesh\n";
+
+/* Every command's but env's, whose --format is its output's. */
+static const char mg_usage_format[] =
     "  --format FMT      diagnostics as text (default), json (one document per run),\n"
-    "                    github (workflow commands) or sarif (SARIF 2.1.0)\n"
-    "  -h, --help        this help\n";
+    "                    github (workflow commands) or sarif (SARIF 2.1.0)\n";
 
 /* The help of each command; its name is in words.c. */
 struct mg_help {
@@ -111,7 +113,8 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
                     "host by name (MESHGEN_HOSTNAME, SLURMD_NODENAME, gethostname()), the\n"
                     "innermost launcher's local rank, or MESHGEN_PROCESS. For example:\n"
                     "  srun --ntasks-per-node=8 sh -c \\\n"
-                    "    'eval \"$(meshgen env mesh.yaml)\"; exec python train.py'\n",
+                    "    'v=$(meshgen env mesh.yaml) && eval \"$v\" && exec python train.py'\n"
+                    "(an eval of \"$(...)\" alone would succeed when meshgen fails).\n",
                     "  --host H          this machine's name (instead of MESHGEN_HOSTNAME, ...)\n"
                     "  --local-rank L    the process's local rank on its host (instead of the\n"
                     "                    launcher's variables)\n"
@@ -123,8 +126,8 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
 static void mg_command_help(enum mg_command cmd, FILE *out)
 {
     const struct mg_help *h = &mg_helps[cmd];
-    fprintf(out, "usage: %s\n\n%s\noptions:\n%s%s", h->synopsis, h->text, h->extra,
-            mg_usage_common);
+    fprintf(out, "usage: %s\n\n%s\noptions:\n%s%s%s  -h, --help        this help\n", h->synopsis,
+            h->text, h->extra, mg_usage_common, cmd == MG_CMD_ENV ? "" : mg_usage_format);
 }
 
 /* A command-line argument as a message may echo it: control bytes escaped

@@ -87,7 +87,10 @@ def main():
                             "not 'a" + "\u00e9" * 99 + "...'"),
                            (["env", "--process", evil], "not 'evil\\x0a::error"),
                            (["resolve", "--mesh", "dp:2", evil], "(got 'evil\\x0a::error"),
-                           (["show", "a.yaml", "z" * 1000], "(got '" + "z" * 200 + "...'")):
+                           (["show", "a.yaml", "z" * 1000], "(got '" + "z" * 200 + "...'"),
+                           (["env", "x.yaml", "--process", "1\n::error file=x::pwned"],
+                            "not '1\\x0a::error file=x::pwned'"),
+                           (["env", "x.yaml", "--local-rank", "9" * 100_000], "9" * 200 + "...")):
             p = subprocess.run([meshgen] + args, capture_output=True, timeout=60)
             try:  # cut at a character, as diagnostics are: UTF-8 in, UTF-8 out
                 err = p.stderr.decode("utf-8")

@@ -128,12 +128,32 @@ def main():
                      "this machine is 'gpu7'")
         expect_error(meshgen, tmp, "cuda.no_rank", ["cuda.yaml", "--host", "gpu1"],
                      "--local-rank")
-        expect_error(meshgen, tmp, "cuda.range", ["cuda.yaml", "--process", "9"],
+        expect_error(meshgen, tmp, "cuda.mismatch", ["cuda.yaml", "--host", "gpu1", "--process",
+                                                     "0"], "runs on host 'gpu2'")
+        # The README's wrapper line: the program runs placed, or not at all
+        # (an eval of nothing would succeed and run it unplaced).
+        readme = os.path.join(data, "..", "..", "README.md")
+        line = [ln for ln in open(readme, encoding="utf-8")
+                if "sh -c" in ln and "meshgen env mesh.yaml" in ln][0]
+        script = line.split("sh -c '", 1)[1].rsplit("'", 1)[0]
+        script = script.replace("meshgen env mesh.yaml", "%s env cuda.yaml" % meshgen)
+        script = script.replace("exec python train.py", 'echo "ran $MESHGEN_PROCESS"')
+        for host, want in (("gpu1", "ran 2"), ("gpu7", None)):
+            r = subprocess.run(["sh", "-c", script], cwd=tmp, capture_output=True, text=True,
+                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                                    "MESHGEN_HOSTNAME": host, "SLURM_LOCALID": "0"})
+            if want:
+                check("readme.%s" % host, r.returncode == 0 and r.stdout.strip() == want,
+                      "%r: exit %d, %r %r" % (script, r.returncode, r.stdout, r.stderr))
+            else:
+                check("readme.%s" % host, r.returncode != 0 and "ran" not in r.stdout,
+                      "%r: exit %d, %r" % (script, r.returncode, r.stdout))
+        # Past the processes, from --process or from MESHGEN_PROCESS: the
+        # message names the number given.
+        expect_error(meshgen, tmp, "cuda.range_option", ["cuda.yaml", "--process", "9"],
                      "process 9 is not below the process count 4")
         expect_error(meshgen, tmp, "cuda.range_env", ["cuda.yaml"],
                      "process 9 is not below the process count 4", env={"MESHGEN_PROCESS": "9"})
-        expect_error(meshgen, tmp, "cuda.mismatch", ["cuda.yaml", "--host", "gpu1", "--process",
-                                                     "0"], "runs on host 'gpu2'")
 
         # ROCm: a Tioga node's MI250X GCDs, by RSMI unique id; one process
         # per GCD, the second local rank.

@@ -118,6 +118,15 @@ def outputs(meshgen, d, c):
     c.expect(p.returncode == 0 and os.path.islink(os.path.join(out, "dep.d")) and
              b"dep_mesh.h" in open(os.path.join(out, "real.d"), "rb").read(),
              f"--depfile through a link: exit {p.returncode} {p.stderr}")
+    # A depfile that cannot be written: neither table is, and the message
+    # names the depfile, not the output directory that is fine.
+    missing = os.path.join(d, "no-such-dir", "x.d")
+    p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "nodep",
+            "--depfile", missing, "-o", out)
+    c.expect(p.returncode == 2 and missing.encode() in p.stderr and
+             not os.path.exists(os.path.join(out, "nodep_mesh.h")) and
+             not os.path.exists(os.path.join(out, "nodep_mesh.c")),
+             f"--depfile into a missing directory: exit {p.returncode} {p.stderr}")
 
 
 def stdout_failures(meshgen, d, c):

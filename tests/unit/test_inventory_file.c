@@ -597,9 +597,11 @@ static void test_cache_shared_topology(void **state)
     assert_non_null(z);
     assert_non_null(w);
     assert_non_null(v);
-    /* The GPUs are each template's own (their UUIDs left out), the rest
-     * the one load's. */
-    assert_ptr_equal(x->topologies[0].devs[MG_KIND_CORE], y->topologies[0].devs[MG_KIND_CORE]);
+    /* One load: its matrix is shared (the device lists are each template's
+     * own copy, test_cache_template_not_shared). */
+    assert_non_null(x->topologies[0].closeness[MG_KIND_GPU]);
+    assert_ptr_equal(x->topologies[0].closeness[MG_KIND_GPU],
+                     y->topologies[0].closeness[MG_KIND_GPU]);
     /* A topology on its own is a host named after its file: kept by path. */
     assert_ptr_not_equal(x->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
     assert_ptr_not_equal(v->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
@@ -637,56 +639,133 @@ static void test_cache_errors_repeat(void **state)
     mg_inv_cache_free(c);
 }
 
-/* A kept load's diagnostics at the source's own location are reported at
- * each run's: the first run's spec (and the arena its name lives in) is
- * gone by the second, which names the source on another line. */
-static void test_cache_errors_at_each_run(void **state)
+/* A kept load's diagnostics at the place it was asked for (a spec's
+ * 'inventory:', an inventory's 'topology:') are reported, for a later run,
+ * at that run's place: never at the first run's (whose file name was in its
+ * arena, freed since), and a topology named from elsewhere under another
+ * label is named as that run names it. */
+static void test_cache_marks_follow_caller(void **state)
 {
     struct fx *f = *state;
     struct mg_inv_cache *c = mg_inv_cache_new();
-    const char *path = "synthetic:no-such-level:2";
-    char *first = malloc(8);
-    struct mg_mark at2 = {"b.yaml", 4, 12};
+    const char *xml_path = MESHGEN_TEST_DATA "/topo/bad-uuid.xml";
+    char *first = strdup("first.yaml"), cwd[PATH_MAX], xml[2 * PATH_MAX], text[5 * PATH_MAX];
+    char other[256];
+    const char *base;
+    FILE *fp;
+    struct mg_mark at1 = {first, 3, 12}, at2 = {"second.yaml", 4, 14};
+    const struct mg_diag *g;
+    int n;
 
     assert_non_null(first);
-    strcpy(first, "a.yaml");
-    assert_null(
-        mg_inventory_load_cached(c, &f->arena, &f->diags, path, (struct mg_mark){first, 3, 12}));
-    assert_int_equal(f->diags.n, 1);
-    assert_mark(f->diags.items[0].at, "a.yaml", 3, 12);
+    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, xml_path, at1));
+    n = f->diags.n;
+    g = find_check(&f->diags, "inventory-uuid");
+    assert_non_null(g);
+    assert_mark(g->at, "first.yaml", 3, 12);
+    memset(first, 'x', strlen(first)); /* the first run's arena, reused */
     free(first);
-    assert_null(mg_inventory_load_cached(c, &f->arena, &f->diags, path, at2));
-    assert_int_equal(f->diags.n, 2);
-    /* The line first: before the fix the file was the freed name. */
-    assert_int_equal(f->diags.items[1].at.line, 4);
-    assert_ptr_equal(f->diags.items[1].at.file, at2.file);
-    assert_int_equal(f->diags.items[1].at.col, 12);
+    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, xml_path, at2));
+    assert_int_equal(f->diags.n, 2 * n);
+    assert_mark(f->diags.items[n].at, "second.yaml", 4, 14);
+
+    /* One XML file under two inventories, at other lines and spellings. */
+    if (xml_path[0] == '/') {
+        snprintf(xml, sizeof xml, "%s", xml_path);
+    } else {
+        assert_non_null(getcwd(cwd, sizeof cwd));
+        snprintf(xml, sizeof xml, "%s/%s", cwd, xml_path);
+    }
+    snprintf(text, sizeof text, "meshgen-inventory: 1\nhosts:\n  - names: a1\n    topology: %s\n",
+             xml);
+    load_text(f, text);
+    mg_diags_init(&f->diags, &f->arena);
+    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, f->path, at2));
+    g = find_check(&f->diags, "inventory-uuid");
+    assert_non_null(g);
+    assert_mark(g->at, f->path, 4, 15);
+    base = strrchr(xml, '/');
+    snprintf(text, sizeof text,
+             "meshgen-inventory: 1\n# another\nhosts:\n  - names: b1\n    topology: %.*s/.%s\n",
+             (int)(base - xml), xml, base);
+    snprintf(other, sizeof other, "%s/other.yaml", f->dir);
+    fp = fopen(other, "w");
+    assert_non_null(fp);
+    assert_int_equal(fputs(text, fp) >= 0, 1);
+    assert_int_equal(fclose(fp), 0);
+    mg_diags_init(&f->diags, &f->arena);
+    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, other, at2));
+    unlink(other);
+    g = find_check(&f->diags, "inventory-uuid");
+    assert_non_null(g);
+    assert_mark(g->at, other, 5, 15);
+    expect_message(g, "/./bad-uuid.xml");
     mg_inv_cache_free(c);
 }
 
-/* A template made of a kept topology leaves the kept one alone: another
- * inventory that gives the file to one host keeps its UUIDs, and another
- * that shares it too is told so again. */
-static void test_cache_template_keeps_topology(void **state)
+/* A topology source is an inventory of one host, blamed where the spec
+ * names the source: a later run's host is at that run's place, not at the
+ * first run's. */
+static void test_cache_host_follows_caller(void **state)
 {
     struct fx *f = *state;
     struct mg_inv_cache *c = mg_inv_cache_new();
-    const struct mg_inventory *tmpl = load_cached(f, c, INV_DATA "/template.yaml");
-    const struct mg_inventory *own = load_cached(f, c, INV_DATA "/per-host.yaml");
-    const struct mg_inventory *again = load_cached(f, c, INV_DATA "/../inventory/template.yaml");
-    const struct mg_topology *t;
-    int i, notes = 0;
+    struct mg_mark at1 = {"first.yaml", 3, 12}, at2 = {"second.yaml", 5, 14};
+    const struct mg_inventory *x = mg_inventory_load_cached(c, &f->arena, &f->diags, DGX2_XML, at1);
+    const struct mg_inventory *y = mg_inventory_load_cached(c, &f->arena, &f->diags, DGX2_XML, at2);
 
-    assert_non_null(tmpl);
-    assert_non_null(own);
-    assert_non_null(again);
-    assert_string_equal(tmpl->topologies[0].devs[MG_KIND_GPU][0].uuid, "");
-    t = &own->topologies[own->hosts[1].topology];
-    assert_string_equal(own->hosts[1].name, "gpu1");
-    assert_string_equal(t->devs[MG_KIND_GPU][0].uuid, "GPU-11111111-2222-3333-4444-000000000001");
-    for (i = 0; i < f->diags.n; i++)
-        notes += strcmp(f->diags.items[i].check, "inventory-template") == 0;
-    assert_int_equal(notes, 2);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_int_equal(y->n_hosts, 1);
+    assert_mark(x->hosts[0].at, "first.yaml", 3, 12);
+    assert_mark(y->hosts[0].at, "second.yaml", 5, 14);
+    assert_string_equal(y->hosts[0].name, x->hosts[0].name);
+    mg_inv_cache_free(c);
+}
+
+/* Making one inventory's topology a template does not change the kept
+ * load another inventory shares: a later template still says so, and a
+ * host that has the file to itself keeps its UUIDs. */
+static void test_cache_template_not_shared(void **state)
+{
+    struct fx *f = *state;
+    struct mg_inv_cache *c = mg_inv_cache_new();
+    struct mg_mark at = {"spec.yaml", 3, 12};
+    char cwd[PATH_MAX], xml[2 * PATH_MAX], text[5 * PATH_MAX];
+    const char *names[] = {"a[1-2]", "c[1-3]", "b1"};
+    struct mg_inventory *inv[3];
+    int i;
+
+    if (DGX2_XML[0] == '/') {
+        snprintf(xml, sizeof xml, "%s", DGX2_XML);
+    } else {
+        assert_non_null(getcwd(cwd, sizeof cwd));
+        snprintf(xml, sizeof xml, "%s/%s", cwd, DGX2_XML);
+    }
+    load_text(f, "meshgen-inventory: 1\nhosts:\n  - names: x\n    synthetic: core:1\n");
+    for (i = 0; i < 3; i++) {
+        char path[256];
+        FILE *fp;
+        snprintf(path, sizeof path, "%s/t%d.yaml", f->dir, i);
+        snprintf(text, sizeof text,
+                 "meshgen-inventory: 1\nhosts:\n  - names: %s\n    topology: %s\n", names[i], xml);
+        fp = fopen(path, "w");
+        assert_non_null(fp);
+        assert_int_equal(fputs(text, fp) >= 0, 1);
+        assert_int_equal(fclose(fp), 0);
+        mg_diags_init(&f->diags, &f->arena);
+        inv[i] = mg_inventory_load_cached(c, &f->arena, &f->diags, path, at);
+        unlink(path);
+        assert_non_null(inv[i]);
+        if (i < 2)
+            expect_message(expect_diag(&f->diags, "inventory-template", 4, 15), "its 16 GPU UUIDs");
+        else
+            assert_null(find_check(&f->diags, "inventory-template"));
+    }
+    assert_string_equal(inv[0]->topologies[0].devs[MG_KIND_GPU][0].uuid, "");
+    assert_string_equal(inv[2]->topologies[0].devs[MG_KIND_GPU][0].uuid,
+                        "GPU-d3977428-7a30-086b-2e20-5c1eeed647c6");
+    assert_string_not_equal(inv[0]->topologies[0].digest, inv[2]->topologies[0].digest);
     mg_inv_cache_free(c);
 }
 
@@ -936,8 +1015,9 @@ int main(void)
         T(test_tpu_errors),
         T(test_cache_same_inventory),
         T(test_cache_shared_topology),
-        T(test_cache_errors_at_each_run),
-        T(test_cache_template_keeps_topology),
+        T(test_cache_marks_follow_caller),
+        T(test_cache_template_not_shared),
+        T(test_cache_host_follows_caller),
         T(test_cache_errors_repeat),
         T(test_per_host_broken_snapshots),
         T(test_tpu_slice_pairs),

@@ -36,7 +36,7 @@ extern "C" {
 #define MESHGEN_VERSION_NUMBER                                                                     \
     (MESHGEN_VERSION_MAJOR * 10000 + MESHGEN_VERSION_MINOR * 100 + MESHGEN_VERSION_PATCH)
 /* The oldest generator whose output this runtime can read (0.2.0: table
- * ABI 2). */
+ * ABI 3). */
 #define MESHGEN_MIN_GENERATOR_VERSION 200
 /*
  * The oldest runtime that can read the tables this release's generator
@@ -233,7 +233,7 @@ struct meshgen_mesh {
     int32_t n_granules;
 
     /* The per-device tables. The generator leaves out (NULL) a table that is
-     * the identity, which the functions below compute instead (ABI 2): both
+     * the identity, which the functions below compute instead (ABI 3): both
      * mesh_devices and device_index NULL mean flat index i is device id i
      * (ids from n_devices on are not in the mesh); process_devices NULL,
      * entry i is i; processes NULL, one process per host, process p being
