@@ -68,8 +68,9 @@ struct mg_inv_ctx {
     int cap;                    /* of inv->topologies (inv->files holds one more) */
     struct mg_mark *topo_at;    /* per topology: the node that first named it */
     const char **topo_where;    /* and its place, "hosts[3].topology" */
-    struct mg_topo_slot *slots; /* open addressing, power-of-two size, over 2 * cap */
+    struct mg_topo_slot *slots; /* open addressing, power-of-two size, over 2 * n_keys */
     size_t mask;
+    size_t n_keys;       /* in slots: the topologies and the sources that failed to load */
     int64_t tpu_devices; /* in the TPU groups so far */
     int64_t devices;     /* hosts x their most numerous kind, up to here */
     int refused;         /* inventory-device-count: read no further */
@@ -99,37 +100,41 @@ static struct mg_topo_slot *mg_topo_slot(struct mg_inv_ctx *c, const char *key)
 }
 
 /* Room for `more` topologies beyond those loaded (a TPU slice has one per
- * host, a `{host}` pattern one per name): the arrays grow and the table is
- * rebuilt at twice the capacity, so it never fills. */
+ * host, a `{host}` pattern one per name): the arrays grow, and the table is
+ * rebuilt at twice its keys, so it never fills. A source that failed to
+ * load keeps its key and adds no topology, so the table counts keys. */
 static void mg_topologies_reserve(struct mg_inv_ctx *c, size_t more)
 {
     struct mg_inventory *inv = c->inv;
     struct mg_topo_slot *old = c->slots;
     size_t need = (size_t)inv->n_topologies + more, old_size = old ? c->mask + 1 : 0, size = 16;
+    size_t keys = c->n_keys + more;
     struct mg_topology *t;
     const char **files;
     struct mg_mark *at;
     const char **where;
     size_t i;
 
-    if (need <= (size_t)c->cap)
-        return;
-    t = mg_alloc_array(c->a, need, sizeof *t);
-    files = mg_alloc_array(c->a, need + 1, sizeof *files);
-    at = mg_alloc_array(c->a, need, sizeof *at);
-    where = mg_alloc_array(c->a, need, sizeof *where);
-    if (c->cap) {
-        memcpy(t, inv->topologies, (size_t)inv->n_topologies * sizeof *t);
-        memcpy(files, inv->files, (size_t)inv->n_files * sizeof *files);
-        memcpy(at, c->topo_at, (size_t)inv->n_topologies * sizeof *at);
-        memcpy(where, c->topo_where, (size_t)inv->n_topologies * sizeof *where);
+    if (need > (size_t)c->cap) {
+        t = mg_alloc_array(c->a, need, sizeof *t);
+        files = mg_alloc_array(c->a, need + 1, sizeof *files);
+        at = mg_alloc_array(c->a, need, sizeof *at);
+        where = mg_alloc_array(c->a, need, sizeof *where);
+        if (c->cap) {
+            memcpy(t, inv->topologies, (size_t)inv->n_topologies * sizeof *t);
+            memcpy(files, inv->files, (size_t)inv->n_files * sizeof *files);
+            memcpy(at, c->topo_at, (size_t)inv->n_topologies * sizeof *at);
+            memcpy(where, c->topo_where, (size_t)inv->n_topologies * sizeof *where);
+        }
+        inv->topologies = t;
+        inv->files = files;
+        c->topo_at = at;
+        c->topo_where = where;
+        c->cap = (int)need;
     }
-    inv->topologies = t;
-    inv->files = files;
-    c->topo_at = at;
-    c->topo_where = where;
-    c->cap = (int)need;
-    while (size < 2 * need)
+    if (old && 2 * keys <= old_size)
+        return;
+    while (size < 2 * keys)
         size *= 2;
     c->slots = mg_alloc_array(c->a, size, sizeof *c->slots);
     c->mask = size - 1;
@@ -176,6 +181,7 @@ static int mg_topology_index(struct mg_inv_ctx *c, const struct mg_node *n, cons
         return slot->index;
     slot->key = key;
     slot->index = -1;
+    c->n_keys++;
     /* hwloc would fail on it too, but with a message about XML syntax. */
     if (is_self) {
         mg_error(c->d, MG_CHK_INVENTORY_LOAD, n->mark,
@@ -234,12 +240,14 @@ static void mg_topology_per_host(struct mg_inv_ctx *c, struct mg_group *g, const
         }
         g->host_topology[h] = mg_topology_index(c, n, value, 0, where);
     }
-    if (missing)
-        mg_error(c->d, MG_CHK_INVENTORY_LOAD, n->mark,
-                 "%s: host %s has no snapshot at %s (from %s; %d of the group's %d hosts have "
-                 "none): %s; export it on that host with 'meshgen inventory --export'",
-                 where, mg_show(c->a, g->names[first]), mg_show_path(c->a, first_path),
-                 mg_show_path(c->a, pattern), missing, g->n_names, strerror(err));
+    if (!missing)
+        return;
+    c->d->io_errors++; /* an input that cannot be read, as any topology: exit 2 */
+    mg_error(c->d, MG_CHK_INVENTORY_LOAD, n->mark,
+             "%s: host %s has no snapshot at %s (from %s; %d of the group's %d hosts have "
+             "none): %s; export it on that host with 'meshgen inventory --export'",
+             where, mg_show(c->a, g->names[first]), mg_show_path(c->a, first_path),
+             mg_show_path(c->a, pattern), missing, g->n_names, strerror(err));
 }
 
 /* Which topology a group names: exactly one of `topology` and `synthetic`
@@ -467,23 +475,51 @@ static int mg_group_tpu(struct mg_inv_ctx *c, struct mg_group *g, const struct m
     return first;
 }
 
-/* A TPU slice is one host group: no other group may name its slice. */
+/* The groups that name one slice so far: the first, and the first that is
+ * a TPU slice (n when none). */
+struct mg_slice_seen {
+    const char *slice;
+    size_t first, first_tpu;
+};
+
+/* A TPU slice is one host group: no other group may name its slice. Each
+ * group is compared with the first earlier group of its slice (the first
+ * TPU one, when it is not one itself) by a table of slices: a pod's
+ * thousands of groups, each pair compared, took minutes. */
 static void mg_check_tpu_slices(struct mg_inv_ctx *c, const struct mg_group *groups, size_t n)
 {
-    size_t i, j;
+    size_t i, j, size = 16, mask;
+    struct mg_slice_seen *seen;
 
-    for (i = 0; i < n; i++)
-        for (j = 0; j < i; j++) {
-            if (!groups[i].slice || !groups[j].slice || !(groups[i].tpu || groups[j].tpu) ||
-                strcmp(groups[i].slice, groups[j].slice) != 0)
-                continue;
-            mg_error_rel(c->d, MG_CHK_TPU_SLICE, groups[i].slice_at, groups[j].slice_at,
-                         "first named here",
-                         "%s.slice: found the slice %s of hosts[%zu] again, expected each TPU "
-                         "slice to be one host group of its own",
-                         mg_where(c->a, "hosts", (long)i), mg_show(c->a, groups[i].slice), j);
-            break;
+    while (size < 2 * n)
+        size *= 2;
+    mask = size - 1;
+    seen = mg_alloc_array(c->a, size, sizeof *seen);
+    for (i = 0; i < n; i++) {
+        struct mg_slice_seen *e;
+        size_t k;
+        if (!groups[i].slice)
+            continue;
+        k = mg_key_hash(groups[i].slice) & mask;
+        while (seen[k].slice && strcmp(seen[k].slice, groups[i].slice) != 0)
+            k = (k + 1) & mask;
+        e = &seen[k];
+        if (!e->slice) {
+            e->slice = groups[i].slice;
+            e->first = i;
+            e->first_tpu = n;
         }
+        j = groups[i].tpu ? e->first : e->first_tpu;
+        if (groups[i].tpu && e->first_tpu == n)
+            e->first_tpu = i;
+        if (j >= i)
+            continue;
+        mg_error_rel(c->d, MG_CHK_TPU_SLICE, groups[i].slice_at, groups[j].slice_at,
+                     "first named here",
+                     "%s.slice: found the slice %s of hosts[%zu] again, expected each TPU "
+                     "slice to be one host group of its own",
+                     mg_where(c->a, "hosts", (long)i), mg_show(c->a, groups[i].slice), j);
+    }
 }
 
 /* ---- host groups ----------------------------------------------------------------- */
@@ -1014,6 +1050,7 @@ struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *cache, struct
 {
     const char *key;
     struct mg_cached *e;
+    struct mg_inventory *copy;
 
     if (!source || !*source) {
         mg_error(d, MG_CHK_INVENTORY_LOAD, at, "empty inventory source");
@@ -1037,7 +1074,18 @@ struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *cache, struct
             e->inv = mg_inventory_single(cache, &cache->arena, &e->diags, source, e->at);
     }
     mg_cache_replay(d, e, at);
-    return e->inv ? mg_inventory_copy(a, e->inv) : NULL;
+    if (!e->inv)
+        return NULL;
+    copy = mg_inventory_copy(a, e->inv);
+    /* A topology source's one host is blamed where this run names it, not
+     * where the first run did. */
+    if (copy->n_hosts == 1 && mg_same_mark(copy->hosts[0].at, e->at)) {
+        struct mg_host *host = mg_alloc(a, sizeof *host);
+        *host = copy->hosts[0];
+        host->at = at;
+        copy->hosts = host;
+    }
+    return copy;
 }
 
 struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, const char *source,

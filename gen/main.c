@@ -131,13 +131,17 @@ static void mg_command_help(enum mg_command cmd, FILE *out)
 }
 
 /* A command-line argument as a message may echo it: control bytes escaped
- * and cut past 200 bytes with "...", as diagnostics echo their values
- * (docs/reference.md, "Checks"). Returns buf. */
+ * and cut past 200 bytes (at a character) with "...", as diagnostics echo
+ * their values (docs/reference.md, "Checks"). Returns buf. */
 static const char *mg_arg_shown(const char *s, char *buf, size_t cap)
 {
-    size_t n = 0, i;
+    size_t n = 0, i, cut = 200;
 
-    for (i = 0; s[i] && i < 200 && n + 8 < cap; i++) {
+    /* At a character: a UTF-8 sequence is not split. */
+    if (strnlen(s, cut + 1) > cut)
+        while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+            cut--;
+    for (i = 0; s[i] && i < cut && n + 8 < cap; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (ch < 0x20 || ch == 0x7f)
             n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", ch);
@@ -312,6 +316,8 @@ static int mg_parse_option(enum mg_command cmd, int ch, char **argv, struct mg_o
  * code after the usage error. */
 static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_files, char **files)
 {
+    char shown[1024];
+
     if ((o->out_dir || o->depfile || o->print_outputs) && cmd != MG_CMD_GENERATE)
         return mg_usage_error(cmd, "%s is an option of 'generate' only",
                               o->out_dir         ? "-o"
@@ -338,11 +344,13 @@ static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_fi
         return -1;
     }
     if (o->mesh && n_files > 0)
-        return mg_usage_error(cmd, "give a spec file or --mesh, not both (got '%s')", files[0]);
+        return mg_usage_error(cmd, "give a spec file or --mesh, not both (got '%s')",
+                              mg_arg_shown(files[0], shown, sizeof shown));
     if (!o->mesh && n_files == 0)
         return mg_usage_error(cmd, "%s", "no spec file given (or use --mesh)");
     if (cmd != MG_CMD_VALIDATE && n_files > 1)
-        return mg_usage_error(cmd, "one spec file at a time (got '%s' too)", files[1]);
+        return mg_usage_error(cmd, "one spec file at a time (got '%s' too)",
+                              mg_arg_shown(files[1], shown, sizeof shown));
     return -1;
 }
 

@@ -13,6 +13,11 @@ from its description before it is built):
 - 1024 hosts (8388608 cores, the limit itself) give a mesh of cores no
   device-kind-available error.
 
+Also an inventory of many host groups: 100000 single-chip TPU slices, each
+its own group, are checked at once (each group compared with every earlier
+one for tpu-slice took 68 s of CPU here; a timeout far above the fixed run
+shows it), and one slice named twice is still found.
+
     device_count.py MESHGEN
 """
 import os
@@ -54,6 +59,20 @@ def main():
             if p.returncode != code or want not in p.stderr or unwanted in p.stderr:
                 fails.append(f"{hosts} hosts, kind {kind}: exit {p.returncode}, expected {code}: "
                              f"{p.stderr[-400:]!r}")
+        pod = os.path.join(d, "pod.yaml")
+        with open(pod, "w") as f:
+            f.write("meshgen-inventory: 1\nhosts:\n")
+            for i in range(100000):
+                f.write(f"  - {{names: t{i}, tpu: v5e, topology: 1x1, slice: {'x' * 60}{i}}}\n")
+            f.write(f"  - {{names: again, tpu: v5e, topology: 1x1, slice: {'x' * 60}7}}\n")
+        try:
+            p = subprocess.run([meshgen, "validate", "pod.yaml"], cwd=d, capture_output=True,
+                               text=True, timeout=60)
+            if p.returncode != 1 or "of hosts[7] again" not in p.stderr or \
+                    p.stderr.count("[tpu-slice]") != 1:
+                fails.append(f"100001 TPU groups: exit {p.returncode}: {p.stderr[-400:]!r}")
+        except subprocess.TimeoutExpired:
+            fails.append("100001 TPU groups: no answer in 60 s")
     for f in fails:
         print("FAIL:", f)
     print(f"device_count: {len(fails)} failures")

@@ -83,11 +83,20 @@ def main():
         for args, want in (([evil], "unknown command 'evil\\x0a::error file=x::pwned\\x0d"),
                            (["resolve", "--format", "x" * 100_000], "x" * 200 + "..."),
                            (["resolve", "--" + "y" * 1000], "--" + "y" * 198 + "...'"),
+                           (["resolve", "--format", "a" + "\u00e9" * 150],
+                            "not 'a" + "\u00e9" * 99 + "...'"),
+                           (["env", "--process", evil], "not 'evil\\x0a::error"),
+                           (["resolve", "--mesh", "dp:2", evil], "(got 'evil\\x0a::error"),
+                           (["show", "a.yaml", "z" * 1000], "(got '" + "z" * 200 + "...'"),
                            (["env", "x.yaml", "--process", "1\n::error file=x::pwned"],
                             "not '1\\x0a::error file=x::pwned'"),
                            (["env", "x.yaml", "--local-rank", "9" * 100_000], "9" * 200 + "...")):
             p = subprocess.run([meshgen] + args, capture_output=True, timeout=60)
-            err = p.stderr.decode("utf-8", "replace")
+            try:  # cut at a character, as diagnostics are: UTF-8 in, UTF-8 out
+                err = p.stderr.decode("utf-8")
+            except UnicodeDecodeError as e:
+                fails.append(f"usage error for {args[0][:20]!r}...: not UTF-8 ({e})")
+                continue
             if p.returncode != 2 or want not in err or any(
                     ln.startswith("::") for ln in err.splitlines()) or len(err) > 4000:
                 fails.append(f"usage error for {args[0][:20]!r}...: exit {p.returncode}, "

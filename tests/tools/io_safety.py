@@ -221,6 +221,11 @@ def inputs(meshgen, d, c):
             p = run(meshgen, *args, cwd=d)
             c.expect(p.returncode == 2 and why.encode() in p.stderr,
                      f"{bad} as {where}: exit {p.returncode}, expected 2 and '{why}': {p.stderr}")
+    # A host's missing snapshot (topology: snap/{host}.xml) is one as well.
+    p = run(meshgen, "validate", "--inventory", write("i-host.yaml", "meshgen-inventory: 1\n"
+            "hosts:\n  - names: h[1-2]\n    topology: none/{host}.xml\n"), "plain.yaml", cwd=d)
+    c.expect(p.returncode == 2 and b"host 'h1' has no snapshot" in p.stderr,
+             f"a missing {{host}} snapshot: exit {p.returncode}, expected 2: {p.stderr}")
     for bad, why in (("in.fifo", "found a FIFO"), ("missing.yaml", "No such file"),
                      ("adir.xml", "found a directory")):
         p = run(meshgen, "validate", "--inventory", INV, bad, cwd=d)

@@ -703,6 +703,26 @@ static void test_cache_marks_follow_caller(void **state)
     mg_inv_cache_free(c);
 }
 
+/* A topology source is an inventory of one host, blamed where the spec
+ * names the source: a later run's host is at that run's place, not at the
+ * first run's. */
+static void test_cache_host_follows_caller(void **state)
+{
+    struct fx *f = *state;
+    struct mg_inv_cache *c = mg_inv_cache_new();
+    struct mg_mark at1 = {"first.yaml", 3, 12}, at2 = {"second.yaml", 5, 14};
+    const struct mg_inventory *x = mg_inventory_load_cached(c, &f->arena, &f->diags, DGX2_XML, at1);
+    const struct mg_inventory *y = mg_inventory_load_cached(c, &f->arena, &f->diags, DGX2_XML, at2);
+
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_int_equal(y->n_hosts, 1);
+    assert_mark(x->hosts[0].at, "first.yaml", 3, 12);
+    assert_mark(y->hosts[0].at, "second.yaml", 5, 14);
+    assert_string_equal(y->hosts[0].name, x->hosts[0].name);
+    mg_inv_cache_free(c);
+}
+
 /* Making one inventory's topology a template does not change the kept
  * load another inventory shares: a later template still says so, and a
  * host that has the file to itself keeps its UUIDs. */
@@ -810,6 +830,77 @@ static void test_template_drops_uuids(void **state)
         assert_string_equal(inv->topologies[0].devs[MG_KIND_GPU][i].uuid, "");
 }
 
+/* Snapshots that exist but fail to load still take a place in the table of
+ * topologies seen: four groups of five broken ones are 20 keys, more than
+ * the 16 places the table had, which then filled and the next lookup went
+ * round it forever. SIGALRM ends the test if it hangs. */
+static void test_per_host_broken_snapshots(void **state)
+{
+    struct fx *f = *state;
+    char name[160];
+    const char *groups = "abcd";
+    int g, h;
+
+    load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                 "  - names: a[1-5]\n    topology: bad/{host}.xml\n"
+                 "  - names: b[1-5]\n    topology: bad/{host}.xml\n"
+                 "  - names: c[1-5]\n    topology: bad/{host}.xml\n"
+                 "  - names: d[1-5]\n    topology: bad/{host}.xml\n");
+    snprintf(name, sizeof name, "%s/bad", f->dir);
+    assert_int_equal(mkdir(name, 0700), 0);
+    for (g = 0; g < 4; g++)
+        for (h = 1; h <= 5; h++) {
+            FILE *fp;
+            snprintf(name, sizeof name, "%s/bad/%c%d.xml", f->dir, groups[g], h);
+            fp = fopen(name, "w");
+            assert_non_null(fp);
+            fclose(fp);
+        }
+    /* Written before the snapshots: one error per group, none missing now. */
+    assert_int_equal(f->diags.n_errors, 4);
+    alarm(10);
+    assert_null(load(f, f->path));
+    alarm(0);
+    assert_int_equal(f->diags.n_errors, 4 + 20);
+    for (g = 0; g < 4; g++)
+        for (h = 1; h <= 5; h++) {
+            snprintf(name, sizeof name, "%s/bad/%c%d.xml", f->dir, groups[g], h);
+            unlink(name);
+        }
+    snprintf(name, sizeof name, "%s/bad", f->dir);
+    rmdir(name);
+}
+
+/* tpu-slice: a TPU group after any group of its slice, and any group
+ * after a TPU group of its slice, each blamed against the first such;
+ * groups that are not TPU slices may share a slice. */
+static void test_tpu_slice_pairs(void **state)
+{
+    struct fx *f = *state;
+    const char *want[] = {"hosts[1].slice: found the slice 's' of hosts[0] again",
+                          "hosts[2].slice: found the slice 's' of hosts[1] again",
+                          "hosts[6].slice: found the slice 'v' of hosts[5] again"};
+    int i, k = 0;
+
+    assert_null(load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                             "  - {names: h0, synthetic: 'pack:1 core:1 pu:1', slice: s}\n"
+                             "  - {names: t1, tpu: v5e, topology: 1x1, slice: s}\n"
+                             "  - {names: h2, synthetic: 'pack:1 core:1 pu:1', slice: s}\n"
+                             "  - {names: h3, synthetic: 'pack:1 core:1 pu:1', slice: u}\n"
+                             "  - {names: h4, synthetic: 'pack:1 core:1 pu:1', slice: u}\n"
+                             "  - {names: t5, tpu: v5e, topology: 1x1, slice: v}\n"
+                             "  - {names: t6, tpu: v5e, topology: 1x1, slice: v}\n"));
+    assert_int_equal(f->diags.n_errors, 3);
+    for (i = 0; i < f->diags.n; i++) {
+        if (strcmp(f->diags.items[i].check, "tpu-slice") != 0)
+            continue;
+        assert_true(k < 3);
+        expect_message(&f->diags.items[i], want[k]);
+        k++;
+    }
+    assert_int_equal(k, 3);
+}
+
 /* A missing snapshot: one error for the group, naming the first host
  * without one and its path. */
 static void test_missing_snapshot(void **state)
@@ -822,6 +913,8 @@ static void test_missing_snapshot(void **state)
     expect_message(g, "host 'gpu3' has no snapshot at '../snap/gpu3.xml'");
     expect_message(g, "from '../snap/{host}.xml'; 2 of the group's 4 hosts");
     assert_int_equal(f->diags.n_errors, 1);
+    /* An input that cannot be read, as any missing topology: exit 2. */
+    assert_int_equal(f->diags.io_errors, 1);
 }
 
 /* A UUID that is not one a runtime takes is left out with a warning, never
@@ -924,7 +1017,10 @@ int main(void)
         T(test_cache_shared_topology),
         T(test_cache_marks_follow_caller),
         T(test_cache_template_not_shared),
+        T(test_cache_host_follows_caller),
         T(test_cache_errors_repeat),
+        T(test_per_host_broken_snapshots),
+        T(test_tpu_slice_pairs),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
