@@ -425,7 +425,11 @@ static void mg_clean_stale(const char *target)
 
 /* An exclusive lock on the directory of path, held until the descriptor
  * is closed: two runs writing one directory take turns, so a .h and a .c
- * always come from the same run. -1 when it cannot be had (errno). */
+ * always come from the same run. Best effort where locks cannot be had at
+ * all: a directory that may be written but not read (EACCES), or a file
+ * system without flock (ENOLCK, EOPNOTSUPP, EINVAL), gives -2 and the
+ * writes go on unlocked, as they did before the lock existed. -1 when the
+ * directory is missing or otherwise unusable (errno). */
 static int mg_lock_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -434,12 +438,14 @@ static int mg_lock_dir(const char *path)
 
     free(dir);
     if (fd < 0)
-        return -1;
+        return errno == EACCES ? -2 : -1;
     while (flock(fd, LOCK_EX) != 0) {
         if (errno == EINTR)
             continue;
         saved = errno;
         close(fd);
+        if (saved == ENOLCK || saved == EOPNOTSUPP || saved == EINVAL)
+            return -2;
         errno = saved;
         return -1;
     }
@@ -559,10 +565,11 @@ static int mg_write_set(int n, const char *const *paths, const char *const *data
         if (!(target[i] = mg_out_target(paths[i], &direct[i])))
             goto out;
     lock = mg_lock_dir(target[0]);
-    if (lock < 0)
+    if (lock == -1)
         goto out;
     for (i = m = 0; i < n; i++) {
-        if (!direct[i])
+        /* Only under the lock: unlocked, another run's temporaries look stale. */
+        if (!direct[i] && lock >= 0)
             mg_clean_stale(target[i]);
         if (only_changed && !direct[i] && mg_file_equals(target[i], data[i], lens[i])) {
             free(target[i]);
