@@ -377,8 +377,9 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
 /* generate --print-outputs: the paths generate would write, one a line,
  * from the spec's name (or --name) alone. Build systems ask this at
  * configure time (cmake/MeshgenAddMesh.cmake), so it reads the spec but not
- * the inventory: errors of the spec's structure are reported here, the
- * mesh's own checks by generate. */
+ * the inventory: the spec's own checks run here (a name generate would
+ * refuse is refused at configure time too), the checks against the
+ * inventory by generate. */
 static int mg_print_outputs(const struct mg_opts *o, struct mg_report *rep, const char *file,
                             const char *dir)
 {
@@ -393,17 +394,15 @@ static int mg_print_outputs(const struct mg_opts *o, struct mg_report *rep, cons
     }
     if (!r.spec || r.diags.n_errors)
         return mg_finish(&r, 0);
-    if (o->name && !o->mesh)
+    if (o->name && !o->mesh) {
         r.spec->name = o->name;
-    /* The name becomes file names: nothing but an identifier may. */
-    if (!mg_is_c_identifier(r.spec->name)) {
-        mg_error(&r.diags, MG_CHK_NAME_IDENTIFIER,
-                 o->name ? (struct mg_mark){"--name", 0, 0} : r.spec->name_at,
-                 "mesh name '%s' is not a C identifier (letters, digits and '_', not starting "
-                 "with a digit)",
-                 r.spec->name);
-        return mg_finish(&r, 0);
+        r.spec->name_at = (struct mg_mark){"--name", 0, 0};
     }
+    /* The name becomes file names: the spec checks (inventory NULL) refuse
+     * anything but a name generate takes. */
+    mg_compile(&r.arena, &r.diags, r.spec, NULL, NULL);
+    if (r.diags.n_errors)
+        return mg_finish(&r, 0);
     mg_buf_init(&b);
     mg_buf_printf(&b, "%s/%s_mesh.h\n%s/%s_mesh.c\n", dir, r.spec->name, dir, r.spec->name);
     mg_output(&r, &b);
