@@ -510,22 +510,6 @@ static int check_devices_available(struct mg_check_run *c)
     return 1;
 }
 
-/* qsort, after one pass that finds most inputs already in order (hosts
- * from a hostlist come sorted): a million hosts sorted again cost a
- * quarter of the run (issue 12's 8M-device row). */
-static void mg_sort_unless_sorted(void *base, size_t n, size_t size,
-                                  int (*cmp)(const void *, const void *))
-{
-    const char *p = base;
-    size_t i;
-
-    for (i = 1; i < n; i++)
-        if (cmp(p + (i - 1) * size, p + i * size) > 0)
-            break;
-    if (i < n)
-        qsort(base, n, size, cmp);
-}
-
 struct mg_gsort {
     const char *key;
     int first_host;

@@ -258,6 +258,24 @@ static const char *mg_vformat_bounded(struct mg_arena *a, const char *fmt, va_li
 
 /* ---- adding a diagnostic ---------------------------------------------------- */
 
+/* The next slot of d, or NULL (and one more dropped) past MG_MAX_ERRORS. */
+static struct mg_diag *mg_diag_slot(struct mg_diags *d)
+{
+    if (d->n >= MG_MAX_ERRORS) {
+        d->dropped++;
+        return NULL;
+    }
+    if (d->n == d->cap) {
+        int cap = d->cap ? d->cap * 2 : 16;
+        struct mg_diag *items = mg_alloc_array(d->arena, (size_t)cap, sizeof *items);
+        if (d->n)
+            memcpy(items, d->items, (size_t)d->n * sizeof *items);
+        d->items = items;
+        d->cap = cap;
+    }
+    return &d->items[d->n++];
+}
+
 static void mg_diag_vadd(struct mg_diags *d, enum mg_check_id check, struct mg_mark at,
                          const struct mg_mark *rel, const char *rel_msg, const char *fmt,
                          va_list ap) MG_PRINTF(6, 0);
@@ -272,19 +290,8 @@ static void mg_diag_vadd(struct mg_diags *d, enum mg_check_id check, struct mg_m
 
     if (sev == MG_SEV_ERROR)
         d->n_errors++;
-    if (d->n >= MG_MAX_ERRORS) {
-        d->dropped++;
+    if (!(g = mg_diag_slot(d)))
         return;
-    }
-    if (d->n == d->cap) {
-        int cap = d->cap ? d->cap * 2 : 16;
-        struct mg_diag *items = mg_alloc_array(d->arena, (size_t)cap, sizeof *items);
-        if (d->n)
-            memcpy(items, d->items, (size_t)d->n * sizeof *items);
-        d->items = items;
-        d->cap = cap;
-    }
-    g = &d->items[d->n++];
     memset(g, 0, sizeof *g);
     g->severity = sev;
     g->id = check;

@@ -637,22 +637,6 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
         mg_count_devices(c, g, mg_topology_devices(&c->inv->topologies[g->topology]), where);
 }
 
-/* qsort, after one pass that finds most inputs already in order (hosts
- * from a hostlist come sorted): a million hosts sorted again cost a
- * quarter of the run (issue 12's 8M-device row). */
-static void mg_sort_unless_sorted(void *base, size_t n, size_t size,
-                                  int (*cmp)(const void *, const void *))
-{
-    const char *p = base;
-    size_t i;
-
-    for (i = 1; i < n; i++)
-        if (cmp(p + (i - 1) * size, p + i * size) > 0)
-            break;
-    if (i < n)
-        qsort(base, n, size, cmp);
-}
-
 struct mg_hostref {
     const char *name;
     int host;

@@ -55,4 +55,9 @@ int mg_group_of(const int64_t *shape, int n_axes, int axis, int flat, int *rank)
 int mg_mul_size(int64_t a, int64_t b, int64_t *out);
 int mg_add_size(int64_t a, int64_t b, int64_t *out);
 
+/* qsort(base, n, size, cmp), skipped when one pass finds the input already
+ * in order (hosts from a hostlist come sorted). */
+void mg_sort_unless_sorted(void *base, size_t n, size_t size,
+                           int (*cmp)(const void *, const void *));
+
 #endif /* MG_MESH_MATH_H */
