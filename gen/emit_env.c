@@ -1,7 +1,7 @@
 /*
  * The emitter of `meshgen env` (docs/reference.md, "meshgen env"): the
  * variables env.c found for one process, as sh export lines for
- * `eval "$(meshgen env mesh.yaml)"`, or as one JSON object for a program
+ * `v=$(meshgen env mesh.yaml) && eval "$v"`, or as one JSON object for a program
  * that reads them. Every sh value is single-quoted, a quote in it written
  * as '\'', so no value can end the word or run a command. It computes
  * nothing.
