@@ -374,6 +374,22 @@ static int split(const struct meshgen_mesh *mesh, uint32_t flat, uint32_t mask, 
     return MESHGEN_OK;
 }
 
+/* Moves *at to the first member of the span's next run (the odometer over
+ * runs 1..n-1, innermost fastest); 0 after the last run. */
+static inline int span_next_run(const struct span *sp, size_t *pos, size_t *at)
+{
+    int i;
+
+    for (i = 1; i < sp->n; i++) {
+        *at += sp->stride[i];
+        if (++pos[i] < sp->size[i])
+            return 1;
+        *at -= (size_t)sp->size[i] * sp->stride[i];
+        pos[i] = 0;
+    }
+    return 0;
+}
+
 /* list_devices for a mesh whose flat index is the device id. */
 static void list_flat(const struct span *sp, int32_t *out)
 {
@@ -392,14 +408,7 @@ static void list_flat(const struct span *sp, int32_t *out)
         for (j = 0; j < n0; j++)
             out[j] = (int32_t)(at + j * s0);
         out += n0;
-        for (i = 1; i < sp->n; i++) {
-            at += sp->stride[i];
-            if (++pos[i] < sp->size[i])
-                break;
-            at -= (size_t)sp->size[i] * sp->stride[i];
-            pos[i] = 0;
-        }
-        if (i >= sp->n)
+        if (!span_next_run(sp, pos, &at))
             return;
     }
 }
@@ -430,14 +439,7 @@ static void list_devices(const struct meshgen_mesh *mesh, const struct span *sp,
         for (j = 0; j < n0; j++)
             out[j] = table[at + j * s0];
         out += n0;
-        for (i = 1; i < sp->n; i++) {
-            at += sp->stride[i];
-            if (++pos[i] < sp->size[i])
-                break;
-            at -= (size_t)sp->size[i] * sp->stride[i];
-            pos[i] = 0;
-        }
-        if (i >= sp->n)
+        if (!span_next_run(sp, pos, &at))
             return;
     }
 }
