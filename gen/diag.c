@@ -312,19 +312,9 @@ void mg_diags_append(struct mg_diags *d, const struct mg_diags *from)
     d->dropped += from->dropped;
     d->io_errors += from->io_errors; /* an input that could not be read: exit 2 */
     for (i = 0; i < from->n; i++) {
-        if (d->n >= MG_MAX_ERRORS) {
-            d->dropped++;
-            continue;
-        }
-        if (d->n == d->cap) {
-            int cap = d->cap ? d->cap * 2 : 16;
-            struct mg_diag *items = mg_alloc_array(d->arena, (size_t)cap, sizeof *items);
-            if (d->n)
-                memcpy(items, d->items, (size_t)d->n * sizeof *items);
-            d->items = items;
-            d->cap = cap;
-        }
-        d->items[d->n++] = from->items[i];
+        struct mg_diag *g = mg_diag_slot(d);
+        if (g)
+            *g = from->items[i];
     }
 }
 
