@@ -512,6 +512,7 @@ static int check_devices_available(struct mg_check_run *c)
 
 struct mg_gsort {
     const char *key;
+    int slice; /* the key is a slice's name, not a host's */
     int first_host;
     /* Process order: the granule's first host with devices of the kind,
      * n_hosts + first_host when it has none (such a granule is no process,
@@ -519,11 +520,14 @@ struct mg_gsort {
     int order;
 };
 
-/* Byte order of keys, then host: for finding the distinct keys. */
+/* Host names before slice names, then byte order of keys, then host: for
+ * finding the distinct keys. A host without a slice is a granule of its
+ * own even where a slice has its name (`slice: login1` beside the host
+ * login1), so the two kinds of key never compare equal. */
 static int mg_hsort_cmp(const void *a, const void *b)
 {
     const struct mg_gsort *x = a, *y = b;
-    int r = strcmp(x->key, y->key);
+    int r = x->slice != y->slice ? x->slice - y->slice : strcmp(x->key, y->key);
     return r ? r : (x->first_host > y->first_host) - (x->first_host < y->first_host);
 }
 
@@ -536,12 +540,13 @@ static int mg_gsort_first_cmp(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
-static const char *mg_granule_key(const struct mg_check_run *c, int h)
+/* A host's granule key: its slice's name with `granule: slice` where it
+ * has one (*slice set), else its own name. */
+static const char *mg_granule_key(const struct mg_check_run *c, int h, int *slice)
 {
     const struct mg_host *host = &c->inv->hosts[h];
-    if (c->plan->granule == MG_GRANULE_SLICE && host->slice)
-        return host->slice;
-    return host->name;
+    *slice = c->plan->granule == MG_GRANULE_SLICE && host->slice;
+    return *slice ? host->slice : host->name;
 }
 
 /* The granule of every host, numbered in process order (the order of each
@@ -563,13 +568,13 @@ static void mg_granules_build(struct mg_check_run *c, struct mg_gsort *gs)
      * an inventory may hold MG_MAX_HOSTS hosts, each its own granule. With
      * ties broken by host, each key's first pair is its first host. */
     for (h = 0; h < inv->n_hosts; h++) {
-        hk[h].key = mg_granule_key(c, h);
+        hk[h].key = mg_granule_key(c, h, &hk[h].slice);
         hk[h].first_host = h;
         hk[h].order = mg_host_devices(c, h) > 0 ? h : inv->n_hosts + h;
     }
     mg_sort_unless_sorted(hk, n_hosts, sizeof *hk, mg_hsort_cmp);
     for (h = 0; h < inv->n_hosts; h++) {
-        if (h == 0 || strcmp(hk[h].key, hk[h - 1].key) != 0)
+        if (h == 0 || hk[h].slice != hk[h - 1].slice || strcmp(hk[h].key, hk[h - 1].key) != 0)
             gs[n++] = hk[h];
         else if (hk[h].order < gs[n - 1].order)
             gs[n - 1].order = hk[h].order;
