@@ -672,6 +672,15 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
     if (v[MG_GK_SLICE]) {
         g->slice_at = v[MG_GK_SLICE]->mark;
         mg_get_string(c->d, v[MG_GK_SLICE], mg_printf(c->a, "%s.slice", where), -1, &g->slice);
+        /* "" is how the tables, `meshgen env` and resolve's null write no
+         * slice: as a name it would be a granule that reads as none. */
+        if (g->slice && !g->slice[0]) {
+            mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
+                     "%s.slice: found an empty string, expected the slice's name (or no "
+                     "'slice' for hosts in no slice)",
+                     where);
+            g->slice = NULL;
+        }
     }
     if (v[MG_GK_TPU]) {
         /* A slice is a granule of its own even when the file names none;

@@ -928,6 +928,18 @@ static void test_tpu_auto_slice_names(void **state)
         assert_string_equal(inv->hosts[h].slice, want[h]);
 }
 
+/* `slice: ""` is refused: the tables and resolve write no slice so, and a
+ * granule of that name would read as none. */
+static void test_empty_slice(void **state)
+{
+    struct fx *f = *state;
+
+    assert_null(load(f, INV_DATA "/errors/empty-slice.yaml"));
+    expect_message(expect_diag(&f->diags, "inventory-slice", 6, 12),
+                   "hosts[0].slice: found an empty string");
+    assert_int_equal(f->diags.n_errors, 1);
+}
+
 /* A missing snapshot: one error for the group, naming the first host
  * without one and its path. */
 static void test_missing_snapshot(void **state)
@@ -1049,6 +1061,7 @@ int main(void)
         T(test_per_host_broken_snapshots),
         T(test_tpu_slice_pairs),
         T(test_tpu_auto_slice_names),
+        T(test_empty_slice),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

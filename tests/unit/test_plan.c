@@ -615,6 +615,29 @@ static void test_digest(void **state)
     assert_string_not_equal(first, p->digest);
 }
 
+/* Every slice hashes as a text of its own: the slice "-" is not no slice
+ * (the tables differ: "-" and ""), a name with a space or a newline is not
+ * read as more fields or lines, and ordinary names hash as written. */
+static void test_digest_slices(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 4};
+    const char *slices[] = {NULL, "-", "\"-\"", "a b", "a\nhost h1 b", "a", "a\\"};
+    char digests[7][72];
+    struct mg_plan *p;
+    int i, j;
+    hosts(f, 2, 4, NULL);
+    axes(f, 2, ab, shape, NULL);
+    for (i = 0; i < 7; i++) {
+        f->inv.hosts[0].slice = slices[i];
+        p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+        assert_non_null(p);
+        memcpy(digests[i], p->digest, sizeof digests[i]);
+        for (j = 0; j < i; j++)
+            assert_string_not_equal(digests[i], digests[j]);
+    }
+}
+
 /* Tree closeness for 8 GPUs: machine (depth 0), two sockets (1), each GPU
  * (2). `alternate`: sockets alternate in device order (0,2,4,6 on one),
  * else 0-3 and 4-7. The paths name each ancestor by its first device. */
@@ -845,6 +868,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_locality_uniform_is_inventory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_on_shared_topologies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_digest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_digest_slices, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
