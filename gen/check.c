@@ -592,6 +592,7 @@ static void mg_granules_build(struct mg_check_run *c, struct mg_gsort *gs)
         int nd = mg_host_devices(c, h), used = left < nd ? (int)left : nd;
         g = c->plan->host_granule[h] = rank[c->plan->host_granule[h]];
         c->plan->granules[g].key = gs[g].key;
+        c->plan->granules[g].slice = gs[g].slice;
         c->plan->granules[g].n_hosts++;
         c->plan->granules[g].n_devices += nd;
         c->plan->granules[g].n_used += used;
@@ -607,6 +608,13 @@ static void mg_granules_build(struct mg_check_run *c, struct mg_gsort *gs)
     c->plan->n_granules = 0;
     while (c->plan->n_granules < n && c->plan->granules[c->plan->n_granules].n_used > 0)
         c->plan->n_granules++;
+}
+
+/* What a granule is, for messages: "slice 'x'" and "host 'x'" differ where
+ * a slice has a host's name. */
+static const char *mg_granule_kind(const struct mg_granule_info *g)
+{
+    return g->slice ? "slice" : "host";
 }
 
 /* Groups hosts into granules in process order and requires every granule
@@ -625,9 +633,10 @@ static int check_granules_homogeneous(struct mg_check_run *c)
         if (gr[g].n_devices != gr[0].n_devices) {
             mg_error_rel(c->diags, MG_CHK_GRANULES_HOMOGENEOUS, inv->hosts[gs[g].first_host].at,
                          inv->hosts[gs[0].first_host].at, "the first granule is here",
-                         "granule '%s' has %d %s devices but granule '%s' has %d; every "
-                         "granule of a hybrid mesh must hold the same number",
-                         gr[g].key, gr[g].n_devices, mg_kind_name(c->plan->kind), gr[0].key,
+                         "%s '%s' has %d %s devices but %s '%s' has %d; every granule of a "
+                         "hybrid mesh must hold the same number",
+                         mg_granule_kind(&gr[g]), gr[g].key, gr[g].n_devices,
+                         mg_kind_name(c->plan->kind), mg_granule_kind(&gr[0]), gr[0].key,
                          gr[0].n_devices);
             return 0;
         }
@@ -648,11 +657,12 @@ static int check_devices_granules(struct mg_check_run *c)
         if (gr[g].n_used != gr[0].n_used) {
             mg_error(c->diags, MG_CHK_DEVICES_GRANULES, c->spec->devices_at,
                      "'devices: %lld' takes the first %lld %s devices in process order: %d of "
-                     "granule '%s' but %d of granule '%s'; the mesh must take the same number "
-                     "of each granule it uses (a multiple of %d, or at most %d)",
+                     "%s '%s' but %d of %s '%s'; the mesh must take the same number of each "
+                     "granule it uses (a multiple of %d, or at most %d)",
                      (long long)c->plan->n_mesh, (long long)c->plan->n_mesh,
-                     mg_kind_name(c->plan->kind), gr[0].n_used, gr[0].key, gr[g].n_used, gr[g].key,
-                     gr[0].n_devices, gr[0].n_devices);
+                     mg_kind_name(c->plan->kind), gr[0].n_used, mg_granule_kind(&gr[0]), gr[0].key,
+                     gr[g].n_used, mg_granule_kind(&gr[g]), gr[g].key, gr[0].n_devices,
+                     gr[0].n_devices);
             return 0;
         }
     }
