@@ -604,6 +604,7 @@ LOOKUP_LABELS = {
     "radix_of": "baseline: device -> coords by hand",
     "groups_loop": "baseline: all groups, nested loops",
     "groups_by_hand": "baseline: all groups, device by device",
+    "groups_by_shift": "baseline: all groups, device by device, shifts",
     "groups_by_index": "all groups via meshgen_group_index",
     "groups_by_group": "all groups via meshgen_group",
 }
@@ -795,6 +796,18 @@ def bench_lookup(cfg, tmp, gen_results, scale_results, quick):
     ratio_target("all groups of all axes through meshgen_group_index on every device",
                  "the same per-device arithmetic by hand",
                  lambda o: o["name"] == "groups_by_index", T_GROUPS_ALL, sizes=("1M",))
+    # The floor of any per-device method: the same loop by shifts and masks
+    # with no check at all (power-of-two sizes only). Against the nested
+    # loops it is the best any per-device call could reach; against it,
+    # meshgen_group_index shows what its checks and call cost. Notes, not
+    # targets: the issue set none for them.
+    floor = ratios(lambda o: o["name"] == "groups_by_shift", "groups_loop", ("1M",))
+    versus = ratios(lambda o: o["name"] == "groups_by_index", "groups_by_shift", ("1M",))
+    if floor and versus:
+        print("NOTE  the per-device floor (shifts and masks, no checks) reads "
+              + " ".join(f"{r:.2f}" for _, _, r in floor) + "x the nested loops, and "
+              "meshgen_group_index on every device "
+              + " ".join(f"{r:.2f}" for _, _, r in versus) + "x that floor (1M -O2, -O3)")
     ratio_target("all groups of all axes through meshgen_group once per group",
                  "the nested loops by hand", lambda o: o["name"] == "groups_by_group",
                  T_GROUPS_ALL, sizes=("1M",))
