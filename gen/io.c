@@ -423,33 +423,112 @@ static void mg_clean_stale(const char *target)
     free(dir);
 }
 
-/* An exclusive lock on the directory of path, held until the descriptor
- * is closed: two runs writing one directory take turns, so a .h and a .c
- * always come from the same run. Best effort where locks cannot be had at
- * all: a directory that may be written but not read (EACCES), or a file
- * system without flock (ENOLCK, EOPNOTSUPP, EINVAL), gives -2 and the
- * writes go on unlocked, as they did before the lock existed. -1 when the
- * directory is missing or otherwise unusable (errno). */
-static int mg_lock_dir(const char *path)
+/* The locks of one write: the directory of each target, opened once per
+ * directory (a second flock on another open of the same directory would
+ * wait on this run's own first one). */
+struct mg_locks {
+    int n;
+    int fd[MG_MAX_OUTPUTS];    /* -1: this directory is written unlocked */
+    dev_t dev[MG_MAX_OUTPUTS]; /* which directory, to find it again and to */
+    ino_t ino[MG_MAX_OUTPUTS]; /* order the locks */
+    int of[MG_MAX_OUTPUTS];    /* each target's directory; -1: none opened */
+};
+
+/* The directory of path, opened for its lock: -2 when it may be written
+ * but not read (EACCES), and then it is written unlocked; -1 when it is
+ * missing or otherwise unusable (errno). */
+static int mg_open_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
     char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, saved;
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 
     free(dir);
-    if (fd < 0)
-        return errno == EACCES ? -2 : -1;
-    while (flock(fd, LOCK_EX) != 0) {
-        if (errno == EINTR)
-            continue;
-        saved = errno;
-        close(fd);
-        if (saved == ENOLCK || saved == EOPNOTSUPP || saved == EINVAL)
-            return -2;
-        errno = saved;
-        return -1;
-    }
+    if (fd < 0 && errno == EACCES)
+        return -2;
     return fd;
+}
+
+/* Whether target i is written under a lock: only then are stale
+ * temporaries beside it removed. */
+static int mg_locked(const struct mg_locks *k, int i)
+{
+    return k->of[i] >= 0 && k->fd[k->of[i]] >= 0;
+}
+
+static void mg_unlock_dirs(struct mg_locks *k)
+{
+    int i, saved = errno;
+
+    for (i = 0; i < k->n; i++)
+        if (k->fd[i] >= 0)
+            close(k->fd[i]);
+    k->n = 0;
+    errno = saved;
+}
+
+/* An exclusive flock on the directory of every target (the pair's and a
+ * depfile's elsewhere alike), held until mg_unlock_dirs: two runs that
+ * write into one directory take turns, so a .h, a .c and their depfile
+ * always come from the same run, and a run's stale-temporary removal never
+ * meets another run's temporary. A FIFO or device written in place is not
+ * renamed and takes none (its directory is often /dev). The locks are
+ * taken in (device, inode) order, so runs that share several directories
+ * cannot wait on each other in a cycle. Best effort: a directory that may
+ * be written but not read, or whose file system refuses flock (ENOLCK,
+ * EOPNOTSUPP, EINVAL, any error but EINTR), is written unlocked, as before
+ * the lock existed. -1 (errno) when a directory is missing or otherwise
+ * unusable. */
+static int mg_lock_dirs(struct mg_locks *k, int n, char *const *targets, const int *direct)
+{
+    int i, j, r, order[MG_MAX_OUTPUTS];
+    struct stat st;
+
+    k->n = 0;
+    for (i = 0; i < n; i++) {
+        int fd;
+        k->of[i] = -1;
+        if (direct[i] || (fd = mg_open_dir(targets[i])) == -2)
+            continue;
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            if (fd >= 0)
+                close(fd);
+            mg_unlock_dirs(k);
+            return -1;
+        }
+        for (j = 0; j < k->n && (k->dev[j] != st.st_dev || k->ino[j] != st.st_ino); j++)
+            ;
+        if (j < k->n) {
+            close(fd);
+        } else {
+            k->fd[j] = fd;
+            k->dev[j] = st.st_dev;
+            k->ino[j] = st.st_ino;
+            order[j] = j;
+            k->n++;
+        }
+        k->of[i] = j;
+    }
+    for (i = 1; i < k->n; i++) /* insertion sort by (device, inode) */
+        for (j = i; j > 0 && (k->dev[order[j - 1]] > k->dev[order[j]] ||
+                              (k->dev[order[j - 1]] == k->dev[order[j]] &&
+                               k->ino[order[j - 1]] > k->ino[order[j]]));
+             j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (i = 0; i < k->n; i++) {
+        int *fd = &k->fd[order[i]];
+        do
+            r = flock(*fd, LOCK_EX);
+        while (r != 0 && errno == EINTR);
+        if (r != 0) {
+            close(*fd);
+            *fd = -1;
+        }
+    }
+    return 0;
 }
 
 /* Replaces the regular targets together: temporaries first, then renames,
@@ -553,7 +632,8 @@ static int mg_write_set(int n, const char *const *paths, const char *const *data
                         const size_t *lens, int only_changed)
 {
     char *target[MG_MAX_OUTPUTS] = {0};
-    int direct[MG_MAX_OUTPUTS] = {0}, i, m, lock = -1, saved, rc = -1;
+    int direct[MG_MAX_OUTPUTS] = {0}, i, m, saved, rc = -1;
+    struct mg_locks locks = {0};
     const char *d[MG_MAX_OUTPUTS];
     size_t l[MG_MAX_OUTPUTS];
 
@@ -564,12 +644,11 @@ static int mg_write_set(int n, const char *const *paths, const char *const *data
     for (i = 0; i < n; i++)
         if (!(target[i] = mg_out_target(paths[i], &direct[i])))
             goto out;
-    lock = mg_lock_dir(target[0]);
-    if (lock == -1)
+    if (mg_lock_dirs(&locks, n, target, direct) != 0)
         goto out;
     for (i = m = 0; i < n; i++) {
         /* Only under the lock: unlocked, another run's temporaries look stale. */
-        if (!direct[i] && lock >= 0)
+        if (!direct[i] && mg_locked(&locks, i))
             mg_clean_stale(target[i]);
         if (only_changed && !direct[i] && mg_file_equals(target[i], data[i], lens[i])) {
             free(target[i]);
@@ -591,8 +670,7 @@ static int mg_write_set(int n, const char *const *paths, const char *const *data
             rc = mg_write_direct(target[i], d[i], l[i]);
 out:
     saved = errno;
-    if (lock >= 0)
-        close(lock);
+    mg_unlock_dirs(&locks);
     for (i = 0; i < n; i++)
         free(target[i]);
     errno = saved;
