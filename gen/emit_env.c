@@ -3,8 +3,9 @@
  * variables env.c found for one process, as sh export lines for
  * `v=$(meshgen env mesh.yaml) && eval "$v"`, or as one JSON object for a program
  * that reads them. Every sh value is single-quoted, a quote in it written
- * as '\'', so no value can end the word or run a command. It computes
- * nothing.
+ * as '\'', so no value can end the word or run a command; a note is a
+ * comment line ("# " and the note, a newline in it ending the line and
+ * starting another comment), which eval skips. It computes nothing.
  */
 #include "json.h"
 
@@ -48,6 +49,11 @@ static void mg_env_json(struct mg_buf *out, const struct mg_env *e)
         mg_json_string(&j, e->values[i]);
     }
     mg_json_end(&j);
+    mg_json_key(&j, "notes");
+    mg_json_array(&j, MG_JSON_BLOCK);
+    for (i = 0; i < e->n_notes; i++)
+        mg_json_string(&j, e->notes[i]);
+    mg_json_end(&j);
     mg_json_end(&j);
     mg_buf_puts(out, "\n");
 }
@@ -59,6 +65,18 @@ void mg_emit_env(struct mg_buf *out, const struct mg_env *e, enum mg_env_format 
     if (fmt == MG_ENV_JSON) {
         mg_env_json(out, e);
         return;
+    }
+    for (i = 0; i < e->n_notes; i++) {
+        const char *s;
+
+        mg_buf_puts(out, "# ");
+        for (s = e->notes[i]; *s; s++) {
+            if (*s == '\n' || *s == '\r')
+                mg_buf_puts(out, "\n# ");
+            else
+                mg_buf_put(out, s, 1);
+        }
+        mg_buf_puts(out, "\n");
     }
     for (i = 0; i < e->n_vars; i++) {
         mg_buf_printf(out, "export %s=", e->names[i]);

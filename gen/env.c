@@ -184,24 +184,6 @@ static void mg_env_process_error(struct mg_diags *d, struct mg_arena *a, struct 
 
 /* ---- the variables ----------------------------------------------------------- */
 
-/* Whether the lower-case text holds word, ignoring case. */
-static int mg_has_word(const char *text, const char *word)
-{
-    size_t n = strlen(word), i, k;
-    for (i = 0; text[i]; i++) {
-        for (k = 0; k < n && text[i + k]; k++) {
-            char c = text[i + k];
-            if (c >= 'A' && c <= 'Z')
-                c = (char)(c - 'A' + 'a');
-            if (c != word[k])
-                break;
-        }
-        if (k == n)
-            return 1;
-    }
-    return 0;
-}
-
 /* A variable to export; none without a value (the runtime had none). */
 static void mg_env_add(struct mg_env *e, const char *name, const char *value)
 {
@@ -226,38 +208,190 @@ static const char *mg_placement(struct mg_arena *a, const struct meshgen_mesh *m
     return buf;
 }
 
-/* The visible-devices variable that fits the process's GPUs, by their
- * vendor: CUDA for NVIDIA, ROCR for AMD, Level Zero's ZE_AFFINITY_MASK for
- * Intel (GPU indices in PCI bus order, which ZE_ENABLE_PCI_ID_DEVICE_ORDER
- * asks Level Zero to use; CUDA_DEVICE_ORDER does the same for CUDA). */
-static void mg_env_visible(struct mg_arena *a, const struct mg_plan *p,
-                           const struct meshgen_mesh *m, int process, struct mg_env *e)
+/* A note on what no variable does, printed with the variables. */
+static void mg_env_note(struct mg_env *e, const char *note)
 {
+    if (e->n_notes < MG_ENV_MAX_NOTES)
+        e->notes[e->n_notes++] = note;
+}
+
+/* ---- GPUs: one visible-devices variable per vendor ---------------------------- */
+
+/* Each vendor's visible-devices variable that the process's GPUs need:
+ * CUDA for NVIDIA, ROCR for AMD, Level Zero's ZE_AFFINITY_MASK for Intel,
+ * in that order, each listing that vendor's GPUs of the process in the
+ * numbering its runtime uses (meshgen_placement_env: UUIDs, else indices
+ * among the host's GPUs of that vendor in PCI bus order, the order that
+ * CUDA_DEVICE_ORDER and ZE_ENABLE_PCI_ID_DEVICE_ORDER ask for). A GPU of
+ * any other vendor has no variable: it is named in a note and an env-vendor
+ * warning, never dropped in silence. */
+static void mg_env_visible(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
+                           const struct mg_plan *p, const struct meshgen_mesh *m, int process,
+                           struct mg_env *e)
+{
+    static const int vars[] = {MESHGEN_ENV_CUDA_VISIBLE_DEVICES, MESHGEN_ENV_ROCR_VISIBLE_DEVICES,
+                               MESHGEN_ENV_ZE_AFFINITY_MASK};
     const struct mg_plan_process *pr = &p->processes[process];
-    const struct meshgen_device_info *first;
+    int has[MESHGEN_ENV_ZE_AFFINITY_MASK + 1] = {0}, i, unknown = 0;
     struct mg_buf b;
-    int i;
 
     if (p->kind != MG_KIND_GPU || pr->count == 0)
         return;
-    first = meshgen_device_info(m, p->process_devices[pr->first]);
-    if (mg_has_word(first->vendor, "nvidia")) {
-        mg_env_add(e, "CUDA_VISIBLE_DEVICES",
-                   mg_placement(a, m, process, MESHGEN_ENV_CUDA_VISIBLE_DEVICES));
-        mg_env_add(e, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
-    } else if (mg_has_word(first->vendor, "amd") || mg_has_word(first->vendor, "advanced micro")) {
-        mg_env_add(e, "ROCR_VISIBLE_DEVICES",
-                   mg_placement(a, m, process, MESHGEN_ENV_ROCR_VISIBLE_DEVICES));
-    } else if (mg_has_word(first->vendor, "intel")) {
-        mg_buf_init(&b);
-        for (i = 0; i < pr->count; i++) {
-            int dev = p->process_devices[pr->first + i];
-            mg_buf_printf(&b, "%s%d", i ? "," : "", dev - p->host_first[pr->host]);
+    mg_buf_init(&b);
+    for (i = 0; i < pr->count; i++) {
+        int dev = p->process_devices[pr->first + i];
+        const struct meshgen_device_info *info = meshgen_device_info(m, dev);
+        int var = meshgen_env_vendor_var(info->vendor);
+
+        if (var >= 0) {
+            has[var] = 1;
+            continue;
         }
-        mg_env_add(e, "ZE_AFFINITY_MASK", mg_strdup(a, b.data));
-        mg_env_add(e, "ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1");
-        mg_buf_free(&b);
+        mg_buf_printf(&b, "%s%d (%s, vendor %s)", unknown++ ? ", " : "", dev,
+                      info->pci[0] ? info->pci : "no PCI id",
+                      info->vendor[0] ? mg_show(a, info->vendor) : "unknown");
     }
+    for (i = 0; i < (int)(sizeof vars / sizeof vars[0]); i++) {
+        if (!has[vars[i]])
+            continue;
+        mg_env_add(e, meshgen_env_name(vars[i]), mg_placement(a, m, process, vars[i]));
+        if (vars[i] == MESHGEN_ENV_CUDA_VISIBLE_DEVICES)
+            mg_env_add(e, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        else if (vars[i] == MESHGEN_ENV_ZE_AFFINITY_MASK)
+            mg_env_add(e, "ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1");
+    }
+    if (unknown) {
+        const char *what =
+            unknown == 1
+                ? mg_printf(a,
+                            "device %s is a GPU of a vendor with no visible-devices variable "
+                            "(meshgen sets them for NVIDIA, AMD and Intel): none selects it, so "
+                            "it is not hidden from this process",
+                            b.data)
+                : mg_printf(a,
+                            "devices %s are GPUs of vendors with no visible-devices variable "
+                            "(meshgen sets them for NVIDIA, AMD and Intel): none selects them, "
+                            "so they are not hidden from this process",
+                            b.data);
+        mg_env_note(e, what);
+        mg_warning(d, MG_CHK_ENV_VENDOR, at,
+                   "process %d: no visible-devices variable selects %s %s (meshgen sets them "
+                   "for NVIDIA, AMD and Intel GPUs), so the process sees %s",
+                   process, unknown == 1 ? "GPU" : "GPUs", b.data, unknown == 1 ? "it" : "them");
+    }
+    mg_buf_free(&b);
+}
+
+/* ---- TPU: libtpu's variables for one process per chip --------------------------- */
+
+/* The first port of a host's processes, as torch_xla's configure_topology
+ * numbers them (docs/tpu.md, "meshgen env"). */
+#define MG_TPU_BASE_PORT 8476
+
+/* Whether hosts h and k are of one TPU slice. */
+static int mg_same_slice(const struct mg_plan *p, int h, int k)
+{
+    return strcmp(mg_or_empty(p->inv->hosts[h].slice), mg_or_empty(p->inv->hosts[k].slice)) == 0;
+}
+
+/* Whether libtpu can place process `process` with one chip each: no second
+ * core on a chip, and every chip of its slice in the mesh (the process
+ * bounds span the slice). Else an env-tpu error. bounds: the slice's chips
+ * per dimension. */
+static int mg_tpu_placeable(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
+                            const struct mg_plan *p, const struct meshgen_mesh *m, int process,
+                            int bounds[3])
+{
+    int host = p->processes[process].host, h, i, k, n = 0, used = 0;
+
+    bounds[0] = bounds[1] = bounds[2] = 1;
+    for (h = 0; h < p->inv->n_hosts; h++) {
+        if (!mg_same_slice(p, h, host))
+            continue;
+        for (i = 0; i < m->hosts[h].n_devices; i++) {
+            int dev = p->host_first[h] + i;
+            const struct meshgen_device_info *info = meshgen_device_info(m, dev);
+
+            if (info->core_on_chip != 0) {
+                mg_error(d, MG_CHK_ENV_TPU, at,
+                         "process %d: with 'processes: device' each core of a %s chip is a "
+                         "process, but libtpu gives a process whole chips "
+                         "(TPU_VISIBLE_CHIPS); use 'processes: host'",
+                         process, mg_show(a, info->model));
+                return -1;
+            }
+            for (k = 0; k < 3; k++)
+                if (info->coords[k] + 1 > bounds[k])
+                    bounds[k] = info->coords[k] + 1;
+            n++;
+            used += p->device_index[dev] >= 0;
+        }
+    }
+    if (used != n) {
+        mg_error(d, MG_CHK_ENV_TPU, at,
+                 "process %d: the mesh uses %d of the %d chips of TPU slice %s, but libtpu's "
+                 "TPU_PROCESS_BOUNDS spans the whole slice: every chip needs its process",
+                 process, used, n, mg_show(a, mg_or_empty(p->inv->hosts[host].slice)));
+        return -1;
+    }
+    return 0;
+}
+
+/* With `processes: host` (JAX's one process per TPU VM) a note that no
+ * variable is needed. With `processes: device`, one process per chip:
+ * the variables torch_xla's configure_topology sets (docs/tpu.md, "meshgen
+ * env"): the chip, one chip per process, the slice's chips as the process
+ * bounds, every process of the slice at host:port (localhost in a slice of
+ * one host), its port and its index in the slice. */
+static int mg_env_tpu(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
+                      const struct mg_plan *p, const struct meshgen_mesh *m, int process,
+                      struct mg_env *e)
+{
+    int host = p->processes[process].host, bounds[3], q, h, task = 0, port = 0, hosts = 0;
+    int slices = 0, *local;
+    struct mg_buf b;
+
+    if (p->kind != MG_KIND_TPU)
+        return 0;
+    if (p->process_mode == MESHGEN_PROCESSES_HOST) {
+        mg_env_note(e, "TPU: one process per host ('processes: host', as JAX runs) drives all "
+                       "of its host's chips: libtpu needs no device variable");
+        return 0;
+    }
+    if (mg_tpu_placeable(a, d, at, p, m, process, bounds) != 0)
+        return -1;
+    /* Each host's processes so far: the port of the next. */
+    local = mg_alloc_array(a, (size_t)p->inv->n_hosts, sizeof *local);
+    for (h = 0; h < p->inv->n_hosts; h++)
+        hosts += mg_same_slice(p, h, host);
+    mg_buf_init(&b);
+    for (q = 0; q < p->n_processes; q++) {
+        int qh = p->processes[q].host;
+
+        slices += !mg_same_slice(p, qh, host);
+        if (!mg_same_slice(p, qh, host))
+            continue;
+        /* Its index among the slice's processes, in process order. */
+        task += q < process;
+        if (q == process)
+            port = MG_TPU_BASE_PORT + local[qh];
+        mg_buf_printf(&b, "%s%s:%d", b.len ? "," : "",
+                      hosts == 1 ? "localhost" : p->inv->hosts[qh].name,
+                      MG_TPU_BASE_PORT + local[qh]++);
+    }
+    mg_env_add(
+        e, "TPU_VISIBLE_CHIPS",
+        mg_printf(a, "%d", p->devices[p->process_devices[p->processes[process].first]].local));
+    mg_env_add(e, "TPU_CHIPS_PER_PROCESS_BOUNDS", "1,1,1");
+    mg_env_add(e, "TPU_PROCESS_BOUNDS", mg_printf(a, "%d,%d,%d", bounds[0], bounds[1], bounds[2]));
+    mg_env_add(e, "TPU_PROCESS_ADDRESSES", mg_strdup(a, b.data));
+    mg_env_add(e, "TPU_PROCESS_PORT", mg_printf(a, "%d", port));
+    mg_env_add(e, "CLOUD_TPU_TASK_ID", mg_printf(a, "%d", task));
+    if (slices)
+        mg_env_note(e, "TPU: a multislice mesh; these variables place the process in its own "
+                       "slice, and the MEGASCALE_* variables that join the slices are not printed");
+    mg_buf_free(&b);
+    return 0;
 }
 
 int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan *p,
@@ -302,7 +436,9 @@ int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan 
     e->first = p->processes[process].first;
     e->count = p->processes[process].count;
     e->devices = p->process_devices;
-    mg_env_visible(a, p, m, process, e);
+    mg_env_visible(a, d, at, p, m, process, e);
+    if (mg_env_tpu(a, d, at, p, m, process, e) != 0)
+        return -1;
     /* OpenMP threads spread over one place per distinct cpuset of the
      * process's devices (as LLNL mpibind sets them); none when a device's
      * CPUs are unknown. */

@@ -1456,6 +1456,7 @@ static const char *const env_names[] = {
     [MESHGEN_ENV_CUDA_VISIBLE_DEVICES] = "CUDA_VISIBLE_DEVICES",
     [MESHGEN_ENV_ROCR_VISIBLE_DEVICES] = "ROCR_VISIBLE_DEVICES",
     [MESHGEN_ENV_OMP_PLACES] = "OMP_PLACES",
+    [MESHGEN_ENV_ZE_AFFINITY_MASK] = "ZE_AFFINITY_MASK",
 };
 #define N_ENV_VARS ((int)(sizeof env_names / sizeof env_names[0]))
 
@@ -1535,11 +1536,51 @@ static int uuid_accepted(int var, const char *uuid)
     return nonzero;
 }
 
+/* Whether text holds word (lower case), ignoring the case of text. */
+static int has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word), i, k;
+
+    for (i = 0; text[i] != '\0'; i++) {
+        for (k = 0; k < n && text[i + k] != '\0'; k++) {
+            char c = text[i + k];
+
+            if (c >= 'A' && c <= 'Z')
+                c = (char)(c - 'A' + 'a');
+            if (c != word[k])
+                break;
+        }
+        if (k == n)
+            return 1;
+    }
+    return 0;
+}
+
+int meshgen_env_vendor_var(const char *vendor)
+{
+    if (vendor == NULL)
+        return MESHGEN_ERR_NULL;
+    if (has_word(vendor, "nvidia"))
+        return MESHGEN_ENV_CUDA_VISIBLE_DEVICES;
+    if (has_word(vendor, "amd") || has_word(vendor, "advanced micro"))
+        return MESHGEN_ENV_ROCR_VISIBLE_DEVICES;
+    if (has_word(vendor, "intel"))
+        return MESHGEN_ENV_ZE_AFFINITY_MASK;
+    return MESHGEN_ERR_RANGE;
+}
+
+/* Whether visible-devices variable var lists a GPU of this vendor: only its
+ * own vendor's runtime sees it. */
+static int vendor_listed(int var, const char *vendor)
+{
+    return meshgen_env_vendor_var(vendor) == var;
+}
+
 /* The visible-devices list of a process's GPUs (see meshgen_placement_env). */
 static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen_process *proc,
                            int var, struct text *t)
 {
-    int by_uuid = 1;
+    int by_uuid = var != MESHGEN_ENV_ZE_AFFINITY_MASK, listed = 0;
     int32_t i;
 
     if (mesh->device_kind != MESHGEN_KIND_GPU)
@@ -1550,25 +1591,30 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
 
         if (info == NULL)
             return MESHGEN_ERR_CORRUPT;
-        by_uuid &= uuid_accepted(var, info->uuid);
+        if (vendor_listed(var, info->vendor))
+            by_uuid &= uuid_accepted(var, info->uuid);
     }
     for (i = 0; i < proc->count; i++) {
-        int32_t d = table_process_device(mesh, proc->first + i);
+        int32_t d = table_process_device(mesh, proc->first + i), k, index = 0;
+        const struct meshgen_host *host = &mesh->hosts[meshgen_device_host(mesh, d)];
+        const char *uuid = meshgen_device_info(mesh, d)->uuid;
 
-        if (i > 0)
+        if (!vendor_listed(var, meshgen_device_info(mesh, d)->vendor))
+            continue;
+        if (listed++ > 0)
             put(t, ",", 1);
         if (by_uuid && var == MESHGEN_ENV_ROCR_VISIBLE_DEVICES) {
-            const char *uuid = meshgen_device_info(mesh, d)->uuid;
-
             put_str(t, "GPU-");
             put(t, "0000000000000000", 16 - strlen(uuid));
             put_str(t, uuid);
         } else if (by_uuid) {
-            put_str(t, meshgen_device_info(mesh, d)->uuid);
+            put_str(t, uuid);
         } else {
-            /* A host's GPUs are its first devices in PCI bus id order, so
-             * the index among them is the offset from the host's first. */
-            put_uint(t, (uint32_t)(d - mesh->hosts[meshgen_device_host(mesh, d)].first_device));
+            /* A host's GPUs are its first devices in PCI bus id order; the
+             * vendor's runtime numbers only its own among them. */
+            for (k = host->first_device; k < d; k++)
+                index += vendor_listed(var, meshgen_device_info(mesh, k)->vendor);
+            put_uint(t, (uint32_t)index);
         }
     }
     return MESHGEN_OK;

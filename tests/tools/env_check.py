@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cli.env: `meshgen env` for a CUDA, a ROCm and a CPU mesh.
+"""cli.env: `meshgen env` for a CUDA, a ROCm, a mixed-vendor, a TPU and a CPU mesh.
 
 Usage: env_check.py MESHGEN DATA_DIR
 
@@ -45,6 +45,13 @@ NAMES = [
     "CUDA_DEVICE_ORDER",
     "ROCR_VISIBLE_DEVICES",
     "ZE_AFFINITY_MASK",
+    "ZE_ENABLE_PCI_ID_DEVICE_ORDER",
+    "TPU_VISIBLE_CHIPS",
+    "TPU_CHIPS_PER_PROCESS_BOUNDS",
+    "TPU_PROCESS_BOUNDS",
+    "TPU_PROCESS_ADDRESSES",
+    "TPU_PROCESS_PORT",
+    "CLOUD_TPU_TASK_ID",
     "OMP_PLACES",
     "OMP_PROC_BIND",
     "MESHGEN_PROCESS",
@@ -52,10 +59,14 @@ NAMES = [
 ]
 
 
-def expect(meshgen, cwd, name, args, want, env=None):
-    """Runs sh and JSON forms; want maps variable -> value ('' = unset)."""
+def expect(meshgen, cwd, name, args, want, env=None, notes=()):
+    """Runs sh and JSON forms; want maps variable -> value ('' = unset);
+    notes: the start of each note, in order (sh comments, JSON "notes")."""
     r = env_run(meshgen, cwd, args, env)
     check(name + ".exit", r.returncode == 0, r.stderr)
+    comments = [ln[2:] for ln in r.stdout.splitlines() if ln.startswith("#")]
+    check(name + ".notes", len(comments) == len(notes)
+          and all(c.startswith(n) for c, n in zip(comments, notes)), r.stdout)
     got = sh_values(r.stdout, NAMES)
     for k, v in want.items():
         check("%s.%s" % (name, k), got.get(k) == v, "got %r, want %r" % (got.get(k), v))
@@ -67,6 +78,7 @@ def expect(meshgen, cwd, name, args, want, env=None):
     if j.returncode == 0:
         doc = json.loads(j.stdout)
         check(name + ".json-env", doc["env"] == {k: v for k, v in want.items()}, j.stdout)
+        check(name + ".json-notes", doc.get("notes") == comments, j.stdout)
         check(
             name + ".json-process",
             str(doc["process"]) == want["MESHGEN_PROCESS"]
@@ -76,11 +88,88 @@ def expect(meshgen, cwd, name, args, want, env=None):
     return r
 
 
-def expect_error(meshgen, cwd, name, args, part, env=None):
+def expect_error(meshgen, cwd, name, args, part, env=None, check_name="env-process"):
     r = env_run(meshgen, cwd, args, env)
     check(name + ".exit", r.returncode == 1, "exit %d" % r.returncode)
     check(name + ".stdout", r.stdout == "", r.stdout)
-    check(name + ".message", part in r.stderr and "[env-process]" in r.stderr, r.stderr)
+    check(name + ".message", part in r.stderr and "[%s]" % check_name in r.stderr, r.stderr)
+
+
+def mixed_vendors(meshgen, tmp, data):
+    """One host, NVIDIA and AMD GPUs alternating in PCI bus order
+    (tests/data/topo/nvidia-amd.xml): CUDA's list holds the NVIDIA GPUs, by
+    UUID, and ROCR's the AMD ones by their index among the AMD GPUs alone
+    (0 and 1, not the host's 1 and 3). Then Intel, Habana and AMD
+    (accel-0380.xml): the Habana card is in no list, said in a note and an
+    env-vendor warning."""
+    uuids = "GPU-18000000-0000-0000-0000-000000000000,GPU-86000000-0000-0000-0000-000000000000"
+    mixed = ["--inventory", "%s/topo/nvidia-amd.xml" % data, "--host", "nvidia-amd"]
+    expect(meshgen, tmp, "mixed.host", mixed + ["--mesh", "dp:4"],
+           {"CUDA_VISIBLE_DEVICES": uuids, "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
+            "ROCR_VISIBLE_DEVICES": "0,1", "OMP_PLACES": "{0:2},{2:2}", "OMP_PROC_BIND": "spread",
+            "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"})
+    with open(os.path.join(tmp, "mixed.yaml"), "w") as f:
+        f.write("meshgen: 1\nname: mixed\ninventory: %s/topo/nvidia-amd.xml\nmesh:\n"
+                "  axes: [dp]\n  shape: [4]\n  processes: device\n" % data)
+    expect(meshgen, tmp, "mixed.amd", ["mixed.yaml", "--host", "nvidia-amd", "--local-rank", "3"],
+           {"ROCR_VISIBLE_DEVICES": "1", "OMP_PLACES": "{2:2}", "OMP_PROC_BIND": "spread",
+            "MESHGEN_PROCESS": "3", "MESHGEN_PROCESS_COUNT": "4"})
+    expect(meshgen, tmp, "mixed.nvidia", ["mixed.yaml", "--process", "2"],
+           {"CUDA_VISIBLE_DEVICES": uuids.split(",")[1], "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
+            "OMP_PLACES": "{2:2}", "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "2",
+            "MESHGEN_PROCESS_COUNT": "4"})
+    accel = ["--inventory", "%s/topo/accel-0380.xml" % data, "--mesh", "dp:4", "--process", "0"]
+    r = expect(meshgen, tmp, "mixed.unknown", accel,
+               {"ROCR_VISIBLE_DEVICES": "0,1", "ZE_AFFINITY_MASK": "0",
+                "ZE_ENABLE_PCI_ID_DEVICE_ORDER": "1", "OMP_PLACES": "{0:2},{2:2}",
+                "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"},
+               notes=["device 1 (0000:2a:00.0, vendor 'Habana Labs Ltd.') is a GPU of a vendor "
+                      "with no visible-devices variable"])
+    check("mixed.unknown.warning", "warning: process 0: no visible-devices variable selects GPU 1 "
+          "(0000:2a:00.0, vendor 'Habana Labs Ltd.')" in r.stderr and "[env-vendor]" in r.stderr,
+          r.stderr)
+
+
+def tpu(meshgen, tmp):
+    """One process per TPU chip: the variables torch_xla's configure_topology
+    sets, checked against its own test cases (test_experimental_tpu.py:
+    v4-8 process 3; v4-16 worker 1 process 0, whose worker IPs are host
+    names here). One process per host: a note, no variable."""
+    def write(name, inventory, mesh):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write("meshgen-inventory: 1\nhosts:\n" + inventory if mesh is None else
+                    "meshgen: 1\nname: m\ninventory: %s\nmesh:\n%s" % (inventory, mesh))
+    write("v4-8.yaml", "  - names: t1v-n-a-w-0\n    tpu: v4\n    topology: 2x2x1\n", None)
+    write("v4-16.yaml", "  - names: t1v-n-b-w-[0-1]\n    tpu: v4\n    topology: 2x2x2\n", None)
+    write("v3-8.yaml", "  - names: t1v-n-c-w-0\n    tpu: v3\n    topology: 2x2\n", None)
+    per_chip = "  axes: [dp]\n  shape: [%d]\n  processes: device\n"
+    write("tpu8.yaml", "v4-8.yaml", per_chip % 4)
+    write("tpu16.yaml", "v4-16.yaml", per_chip % 8)
+    write("tpu16h.yaml", "v4-16.yaml", "  axes: [dp]\n  shape: [8]\n")
+    write("tpu16p.yaml", "v4-16.yaml", per_chip % 4 + "  devices: 4\n")
+    write("tpuv3.yaml", "v3-8.yaml", per_chip % 8)
+    ports = ["%d" % (8476 + k) for k in range(4)]
+    expect(meshgen, tmp, "tpu.v4-8", ["tpu8.yaml"],
+           {"TPU_VISIBLE_CHIPS": "3", "TPU_CHIPS_PER_PROCESS_BOUNDS": "1,1,1",
+            "TPU_PROCESS_BOUNDS": "2,2,1",
+            "TPU_PROCESS_ADDRESSES": ",".join("localhost:" + p for p in ports),
+            "TPU_PROCESS_PORT": "8479", "CLOUD_TPU_TASK_ID": "3", "MESHGEN_PROCESS": "3",
+            "MESHGEN_PROCESS_COUNT": "4"},
+           env={"MESHGEN_HOSTNAME": "t1v-n-a-w-0", "LOCAL_RANK": "3", "LOCAL_WORLD_SIZE": "4"})
+    expect(meshgen, tmp, "tpu.v4-16", ["tpu16.yaml", "--host", "t1v-n-b-w-1", "--local-rank", "0"],
+           {"TPU_VISIBLE_CHIPS": "0", "TPU_CHIPS_PER_PROCESS_BOUNDS": "1,1,1",
+            "TPU_PROCESS_BOUNDS": "2,2,2",
+            "TPU_PROCESS_ADDRESSES": ",".join("t1v-n-b-w-%d:%s" % (h, p)
+                                              for h in range(2) for p in ports),
+            "TPU_PROCESS_PORT": "8476", "CLOUD_TPU_TASK_ID": "4", "MESHGEN_PROCESS": "4",
+            "MESHGEN_PROCESS_COUNT": "8"})
+    expect(meshgen, tmp, "tpu.host", ["tpu16h.yaml", "--host", "t1v-n-b-w-1"],
+           {"MESHGEN_PROCESS": "1", "MESHGEN_PROCESS_COUNT": "2"},
+           notes=["TPU: one process per host"])
+    expect_error(meshgen, tmp, "tpu.two_cores", ["tpuv3.yaml", "--process", "1"],
+                 "each core of a 'TPU v3' chip is a process", check_name="env-tpu")
+    expect_error(meshgen, tmp, "tpu.part", ["tpu16p.yaml", "--process", "0"],
+                 "the mesh uses 4 of the 8 chips of TPU slice", check_name="env-tpu")
 
 
 def main():
@@ -174,6 +263,9 @@ def main():
                 "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "1", "MESHGEN_PROCESS_COUNT": "8"},
                env={"MESHGEN_HOSTNAME": "tioga29", "FLUX_TASK_LOCAL_ID": "1",
                     "FLUX_JOB_SIZE": "8"})
+
+        mixed_vendors(meshgen, tmp, data)
+        tpu(meshgen, tmp)
 
         # CPU: a synthetic machine's cores, one process per core; no GPU
         # variable at all.

@@ -64,7 +64,36 @@ static void test_json(void **state)
     assert_non_null(strstr(b.data, "\"host_name\": \"n\\\"1\""));
     assert_non_null(strstr(b.data, "\"devices\": [6, 7]"));
     assert_non_null(strstr(b.data, "\"OMP_PLACES\": \"$(touch x) `y` \\\"z\\\"\\n;\""));
+    assert_non_null(strstr(b.data, "\"notes\": []"));
     assert_int_equal(b.data[b.len - 1], '\n');
+    mg_buf_free(&b);
+}
+
+/* Notes: sh comments before the exports, each line of one commented (a
+ * newline in a note cannot start a command), JSON strings in "notes". */
+static void test_notes(void **state)
+{
+    struct mg_env e = answer();
+    struct mg_buf b;
+
+    (void)state;
+    e.n_vars = 1;
+    e.n_notes = 2;
+    e.notes[0] = "TPU: no device variable";
+    e.notes[1] = "vendor 'x\ntouch y'\r";
+    mg_buf_init(&b);
+    mg_emit_env(&b, &e, MG_ENV_SH);
+    assert_string_equal(b.data, "# TPU: no device variable\n"
+                                "# vendor 'x\n"
+                                "# touch y'\n"
+                                "# \n"
+                                "export CUDA_VISIBLE_DEVICES='it'\\''s'\n");
+    mg_buf_free(&b);
+    mg_buf_init(&b);
+    mg_emit_env(&b, &e, MG_ENV_JSON);
+    assert_non_null(strstr(b.data, "\"notes\": [\n"));
+    assert_non_null(strstr(b.data, "\"TPU: no device variable\",\n"));
+    assert_non_null(strstr(b.data, "\"vendor 'x\\ntouch y'\\r\"\n"));
     mg_buf_free(&b);
 }
 
@@ -73,6 +102,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sh_quoting),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_notes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -678,8 +678,25 @@ static void test_env_names(void **state)
     assert_string_equal(meshgen_env_name(MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "CUDA_VISIBLE_DEVICES");
     assert_string_equal(meshgen_env_name(MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "ROCR_VISIBLE_DEVICES");
     assert_string_equal(meshgen_env_name(MESHGEN_ENV_OMP_PLACES), "OMP_PLACES");
+    assert_string_equal(meshgen_env_name(MESHGEN_ENV_ZE_AFFINITY_MASK), "ZE_AFFINITY_MASK");
     assert_null(meshgen_env_name(-1));
-    assert_null(meshgen_env_name(3));
+    assert_null(meshgen_env_name(4));
+}
+
+/* Vendors as hwloc's PCI and GPU backends write them. */
+static void test_env_vendor_var(void **state)
+{
+    (void)state;
+    assert_int_equal(meshgen_env_vendor_var("NVIDIA Corporation"),
+                     MESHGEN_ENV_CUDA_VISIBLE_DEVICES);
+    assert_int_equal(meshgen_env_vendor_var("nvidia"), MESHGEN_ENV_CUDA_VISIBLE_DEVICES);
+    assert_int_equal(meshgen_env_vendor_var("Advanced Micro Devices, Inc. [AMD/ATI]"),
+                     MESHGEN_ENV_ROCR_VISIBLE_DEVICES);
+    assert_int_equal(meshgen_env_vendor_var("AMD"), MESHGEN_ENV_ROCR_VISIBLE_DEVICES);
+    assert_int_equal(meshgen_env_vendor_var("Intel Corporation"), MESHGEN_ENV_ZE_AFFINITY_MASK);
+    assert_int_equal(meshgen_env_vendor_var("Habana Labs Ltd."), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_env_vendor_var(""), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_env_vendor_var(NULL), MESHGEN_ERR_NULL);
 }
 
 static void test_env_cuda_uuid_and_index(void **state)
@@ -694,9 +711,10 @@ static void test_env_cuda_uuid_and_index(void **state)
                         "GPU-00fc8f7f-8206-b5f8-1d34-e600a300e314,"
                         "GPU-ea919830-8251-6a30-e379-daeb01448779,"
                         "GPU-93f5db36-624e-1453-40ab-85cc675aa903");
-    /* NVIDIA UUIDs mean nothing to ROCm: indices in PCI bus order. */
-    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "0");
-    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "1,2,3");
+    /* ROCm and Level Zero do not see NVIDIA GPUs: nothing to list. */
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ZE_AFFINITY_MASK), "");
     /* One GPU without a UUID: the whole list falls back to indices. */
     s.devices[2].uuid = "";
     assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "1,2,3");
@@ -743,8 +761,8 @@ static void test_env_rocr_uuid(void **state)
     one_host_init(&s, "tioga29", MESHGEN_KIND_GPU, mi250x, 2);
     assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "GPU-4a7c19da329a2b8c");
     assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "GPU-002293c2b81539dc");
-    /* CUDA does not take AMD ids. */
-    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "1");
+    /* CUDA does not see AMD GPUs. */
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "");
     /* Not hex, too long, or all zero (which ROCR never matches): indices. */
     s.devices[1].uuid = "2293c2b81539dz";
     assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "1");
@@ -752,6 +770,59 @@ static void test_env_rocr_uuid(void **state)
     assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "1");
     s.devices[1].uuid = "0";
     assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "1");
+}
+
+/* A host of mixed vendors, as tests/data/topo/nvidia-amd.xml and
+ * accel-0380.xml: each vendor's runtime sees only its own GPUs and numbers
+ * them among themselves in PCI bus order, so each variable lists the
+ * process's GPUs of its vendor by that index (or UUID), and a GPU of no
+ * known vendor in none. */
+static void test_env_mixed_vendors(void **state)
+{
+#define MIXED(bus, maker, id)                                                                      \
+    {                                                                                              \
+        .kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 0, .pci = (bus), .vendor = (maker),      \
+        .model = "", .uuid = (id), .cpuset = "0-1"                                                 \
+    }
+    static const struct meshgen_device_info gpus[4] = {
+        MIXED("0000:18:00.0", "NVIDIA Corporation", ""),
+        MIXED("0000:3b:00.0", "Advanced Micro Devices, Inc. [AMD/ATI]", ""),
+        MIXED("0000:86:00.0", "NVIDIA Corporation", ""),
+        MIXED("0000:af:00.0", "Advanced Micro Devices, Inc. [AMD/ATI]", ""),
+    };
+    struct one_host s;
+
+    (void)state;
+    one_host_init(&s, "mixed", MESHGEN_KIND_GPU, gpus, 4);
+    /* Process 1 holds devices 1..3: AMD, NVIDIA, AMD. The NVIDIA GPU at
+     * 0000:86:00.0 is CUDA's second, the AMD GPUs ROCm's first and second
+     * (their host indices, 2 and 1,3, would name other GPUs). */
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "1");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "0,1");
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "0");
+    assert_string_equal(env(&s.mesh, 0, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "");
+    /* UUIDs where every listed GPU of the vendor has one: the AMD GPU
+     * without one does not hold back CUDA's list. */
+    s.devices[0].uuid = "GPU-18000000-0000-0000-0000-000000000000";
+    s.devices[2].uuid = "GPU-86000000-0000-0000-0000-000000000000";
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES),
+                        "GPU-86000000-0000-0000-0000-000000000000");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "0,1");
+    s.devices[3].uuid = "4a7c19da329a2b8c";
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "0,1");
+    s.devices[1].uuid = "ab";
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES),
+                        "GPU-00000000000000ab,GPU-4a7c19da329a2b8c");
+    /* Intel and a vendor without a variable: Level Zero's mask counts the
+     * Intel GPUs only and takes no UUID; the Habana card is in no list. */
+    s.devices[1].vendor = "Intel Corporation";
+    s.devices[1].uuid = "";
+    s.devices[3].vendor = "Habana Labs Ltd.";
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ZE_AFFINITY_MASK), "0");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "");
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES),
+                        "GPU-86000000-0000-0000-0000-000000000000");
+#undef MIXED
 }
 
 static void test_env_omp_places(void **state)
@@ -826,7 +897,7 @@ static void test_env_no_space_and_errors(void **state)
                      MESHGEN_ERR_RANGE);
     assert_int_equal(meshgen_placement_env(&s.mesh, -1, MESHGEN_ENV_OMP_PLACES, buf, sizeof buf),
                      MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_placement_env(&s.mesh, 0, 3, buf, sizeof buf), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_placement_env(&s.mesh, 0, 4, buf, sizeof buf), MESHGEN_ERR_RANGE);
     assert_int_equal(meshgen_placement_env(NULL, 0, 0, buf, sizeof buf), MESHGEN_ERR_NULL);
 }
 
@@ -849,6 +920,8 @@ int main(void)
         cmocka_unit_test(test_env_names),
         cmocka_unit_test(test_env_cuda_uuid_and_index),
         cmocka_unit_test(test_env_rocr_uuid),
+        cmocka_unit_test(test_env_vendor_var),
+        cmocka_unit_test(test_env_mixed_vendors),
         cmocka_unit_test(test_env_omp_places),
         cmocka_unit_test(test_env_no_space_and_errors),
     };

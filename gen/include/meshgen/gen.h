@@ -565,10 +565,13 @@ struct mg_env_query {
     void *ctx;
 };
 
-#define MG_ENV_MAX_VARS 8
+#define MG_ENV_MAX_VARS 16
+#define MG_ENV_MAX_NOTES 8
 
 /* The answer: the process, its devices and the variables to export, in
- * the order they are printed. */
+ * the order they are printed, and notes on what no variable does (a GPU
+ * of a vendor without one, a TPU host whose one process needs none): sh
+ * prints them as comments, JSON as "notes". */
 struct mg_env {
     int process, n_processes;
     int host;
@@ -578,6 +581,8 @@ struct mg_env {
     int n_vars;
     const char *names[MG_ENV_MAX_VARS];
     const char *values[MG_ENV_MAX_VARS];
+    int n_notes;
+    const char *notes[MG_ENV_MAX_NOTES];
 };
 
 /* ---- the stages, each in its own file -------------------------------------- */

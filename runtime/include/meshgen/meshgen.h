@@ -482,7 +482,8 @@ MESHGEN_API int meshgen_process_of(const struct meshgen_mesh *mesh, int device);
 enum meshgen_env_var {
     MESHGEN_ENV_CUDA_VISIBLE_DEVICES = 0,
     MESHGEN_ENV_ROCR_VISIBLE_DEVICES = 1,
-    MESHGEN_ENV_OMP_PLACES = 2
+    MESHGEN_ENV_OMP_PLACES = 2,
+    MESHGEN_ENV_ZE_AFFINITY_MASK = 3
 };
 
 /** The name of variable `var` (enum meshgen_env_var), e.g.
@@ -490,24 +491,40 @@ enum meshgen_env_var {
  * static. */
 MESHGEN_API const char *meshgen_env_name(int var);
 
+/** The visible-devices variable (enum meshgen_env_var) that names a GPU of
+ * this vendor, as hwloc reports the vendor: MESHGEN_ENV_CUDA_VISIBLE_DEVICES
+ * when it holds "nvidia", MESHGEN_ENV_ROCR_VISIBLE_DEVICES for "amd" or
+ * "advanced micro", MESHGEN_ENV_ZE_AFFINITY_MASK for "intel" (ignoring
+ * case); MESHGEN_ERR_RANGE for any other vendor, an empty one included, and
+ * MESHGEN_ERR_NULL for NULL. */
+MESHGEN_API int meshgen_env_vendor_var(const char *vendor);
+
 /**
  * The value of launcher variable `var` (enum meshgen_env_var) for process
  * `process`, to set in its environment before the GPU or OpenMP runtime
  * starts (as LLNL mpibind does). Writes it, NUL-terminated, into buf (the
  * caller's buffer of cap bytes) and returns its length (without the NUL).
  *
- * - CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES: the process's GPUs, in
- *   device id order, comma-separated. Each is named by UUID when every GPU of
- *   the process has one the runtime accepts: for CUDA an NVML UUID as hwloc
+ * - CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK: the
+ *   process's GPUs of that variable's vendor (NVIDIA, AMD, Intel: the
+ *   vendor string holds "nvidia"; "amd" or "advanced micro"; "intel",
+ *   ignoring case: meshgen_env_vendor_var), in device id order,
+ *   comma-separated; a GPU of another vendor, or of none known, is left out,
+ *   as this runtime does not see it. Each is named by UUID when every
+ *   listed GPU has one the runtime accepts: for CUDA an NVML UUID as hwloc
  *   reports it ("GPU-..." or "MIG-...", the form CUDA_VISIBLE_DEVICES takes);
  *   for ROCm "GPU-" and the 16 hex digits of the RSMI unique id (hwloc's
  *   AMDUUID, written there without leading zeros, so they are added back),
  *   which is how ROCR_VISIBLE_DEVICES matches UUIDs (ROCR-Runtime,
- *   core/runtime/amd_filter_device.cpp). Otherwise each is named by its
- *   index among its host's GPUs in PCI bus id order; CUDA numbers devices
- *   fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID is also set, and
- *   indices count within whatever the launcher already made visible. An
- *   empty string (a process with no devices) hides every GPU.
+ *   core/runtime/amd_filter_device.cpp); Level Zero's mask takes none.
+ *   Otherwise each is named by its index among its host's GPUs of the same
+ *   vendor in PCI bus id order, the numbering that vendor's runtime gives
+ *   them on a host of mixed vendors; CUDA numbers devices fastest first
+ *   unless CUDA_DEVICE_ORDER=PCI_BUS_ID is also set, Level Zero in PCI
+ *   order only with ZE_ENABLE_PCI_ID_DEVICE_ORDER=1, and indices count
+ *   within whatever the launcher already made visible. An empty string (a
+ *   process with no GPU of the vendor) hides every GPU of it from CUDA and
+ *   ROCm.
  * - OMP_PLACES: one place per distinct cpuset of the process's devices, in
  *   device order, in the OpenMP interval syntax (a cpuset "0-3,8-11" is the
  *   place "{0:4,8:4}", so two such devices give "{0:4,8:4},{16:4}"). The
