@@ -276,6 +276,7 @@ static int mg_torus_slice_of(const struct mg_plan *p, int h, struct mg_torus_sli
     e->name = host->slice ? host->slice : host->name;
     e->tpu = t->tpu;
     memcpy(e->dims, t->tpu_dims, sizeof e->dims);
+    memcpy(e->wrap, t->tpu_wrap, sizeof e->wrap);
     e->cores = t->tpu->devices_per_chip;
     n_at = e->dims[0] * e->dims[1] * e->dims[2] * e->cores;
     e->at = malloc((size_t)n_at * sizeof *e->at);

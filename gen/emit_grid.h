@@ -43,6 +43,7 @@ struct mg_torus_slice {
     const char *name;                /* the hosts' `slice:` */
     const struct mg_tpu_family *tpu; /* the family */
     int dims[3];                     /* chips along x, y and z */
+    bool wrap[3];                    /* the dimensions that wrap around */
     int cores;                       /* devices per chip */
     int *at;                         /* dims[0] * dims[1] * dims[2] * cores */
 };

@@ -333,7 +333,7 @@ static void mg_svg_slice_geometry(const struct mg_svg_torus *v, const struct mg_
     o->x0 = MG_SVG_PAD + 24;
     o->y0 = y0;
     o->ty = y0 + MG_SVG_SLICE_HEAD;
-    mg_tpu_wraparound(s->tpu, s->dims, o->wrap);
+    memcpy(o->wrap, s->wrap, sizeof o->wrap);
 }
 
 /* The height a slice takes, its wraparound lane below included. */
