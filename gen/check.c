@@ -512,6 +512,7 @@ static int check_devices_available(struct mg_check_run *c)
 
 struct mg_gsort {
     const char *key;
+    int slice; /* the key is a slice's name, not a host's */
     int first_host;
     /* Process order: the granule's first host with devices of the kind,
      * n_hosts + first_host when it has none (such a granule is no process,
@@ -519,11 +520,14 @@ struct mg_gsort {
     int order;
 };
 
-/* Byte order of keys, then host: for finding the distinct keys. */
+/* Host names before slice names, then byte order of keys, then host: for
+ * finding the distinct keys. A host without a slice is a granule of its
+ * own even where a slice has its name (`slice: login1` beside the host
+ * login1), so the two kinds of key never compare equal. */
 static int mg_hsort_cmp(const void *a, const void *b)
 {
     const struct mg_gsort *x = a, *y = b;
-    int r = strcmp(x->key, y->key);
+    int r = x->slice != y->slice ? x->slice - y->slice : strcmp(x->key, y->key);
     return r ? r : (x->first_host > y->first_host) - (x->first_host < y->first_host);
 }
 
@@ -536,12 +540,13 @@ static int mg_gsort_first_cmp(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
-static const char *mg_granule_key(const struct mg_check_run *c, int h)
+/* A host's granule key: its slice's name with `granule: slice` where it
+ * has one (*slice set), else its own name. */
+static const char *mg_granule_key(const struct mg_check_run *c, int h, int *slice)
 {
     const struct mg_host *host = &c->inv->hosts[h];
-    if (c->plan->granule == MG_GRANULE_SLICE && host->slice)
-        return host->slice;
-    return host->name;
+    *slice = c->plan->granule == MG_GRANULE_SLICE && host->slice;
+    return *slice ? host->slice : host->name;
 }
 
 /* The granule of every host, numbered in process order (the order of each
@@ -563,13 +568,13 @@ static void mg_granules_build(struct mg_check_run *c, struct mg_gsort *gs)
      * an inventory may hold MG_MAX_HOSTS hosts, each its own granule. With
      * ties broken by host, each key's first pair is its first host. */
     for (h = 0; h < inv->n_hosts; h++) {
-        hk[h].key = mg_granule_key(c, h);
+        hk[h].key = mg_granule_key(c, h, &hk[h].slice);
         hk[h].first_host = h;
         hk[h].order = mg_host_devices(c, h) > 0 ? h : inv->n_hosts + h;
     }
     mg_sort_unless_sorted(hk, n_hosts, sizeof *hk, mg_hsort_cmp);
     for (h = 0; h < inv->n_hosts; h++) {
-        if (h == 0 || strcmp(hk[h].key, hk[h - 1].key) != 0)
+        if (h == 0 || hk[h].slice != hk[h - 1].slice || strcmp(hk[h].key, hk[h - 1].key) != 0)
             gs[n++] = hk[h];
         else if (hk[h].order < gs[n - 1].order)
             gs[n - 1].order = hk[h].order;
@@ -587,6 +592,7 @@ static void mg_granules_build(struct mg_check_run *c, struct mg_gsort *gs)
         int nd = mg_host_devices(c, h), used = left < nd ? (int)left : nd;
         g = c->plan->host_granule[h] = rank[c->plan->host_granule[h]];
         c->plan->granules[g].key = gs[g].key;
+        c->plan->granules[g].slice = gs[g].slice;
         c->plan->granules[g].n_hosts++;
         c->plan->granules[g].n_devices += nd;
         c->plan->granules[g].n_used += used;
@@ -602,6 +608,13 @@ static void mg_granules_build(struct mg_check_run *c, struct mg_gsort *gs)
     c->plan->n_granules = 0;
     while (c->plan->n_granules < n && c->plan->granules[c->plan->n_granules].n_used > 0)
         c->plan->n_granules++;
+}
+
+/* What a granule is, for messages: "slice 'x'" and "host 'x'" differ where
+ * a slice has a host's name. */
+static const char *mg_granule_kind(const struct mg_granule_info *g)
+{
+    return g->slice ? "slice" : "host";
 }
 
 /* Groups hosts into granules in process order and requires every granule
@@ -620,9 +633,10 @@ static int check_granules_homogeneous(struct mg_check_run *c)
         if (gr[g].n_devices != gr[0].n_devices) {
             mg_error_rel(c->diags, MG_CHK_GRANULES_HOMOGENEOUS, inv->hosts[gs[g].first_host].at,
                          inv->hosts[gs[0].first_host].at, "the first granule is here",
-                         "granule '%s' has %d %s devices but granule '%s' has %d; every "
-                         "granule of a hybrid mesh must hold the same number",
-                         gr[g].key, gr[g].n_devices, mg_kind_name(c->plan->kind), gr[0].key,
+                         "%s '%s' has %d %s devices but %s '%s' has %d; every granule of a "
+                         "hybrid mesh must hold the same number",
+                         mg_granule_kind(&gr[g]), gr[g].key, gr[g].n_devices,
+                         mg_kind_name(c->plan->kind), mg_granule_kind(&gr[0]), gr[0].key,
                          gr[0].n_devices);
             return 0;
         }
@@ -643,11 +657,12 @@ static int check_devices_granules(struct mg_check_run *c)
         if (gr[g].n_used != gr[0].n_used) {
             mg_error(c->diags, MG_CHK_DEVICES_GRANULES, c->spec->devices_at,
                      "'devices: %lld' takes the first %lld %s devices in process order: %d of "
-                     "granule '%s' but %d of granule '%s'; the mesh must take the same number "
-                     "of each granule it uses (a multiple of %d, or at most %d)",
+                     "%s '%s' but %d of %s '%s'; the mesh must take the same number of each "
+                     "granule it uses (a multiple of %d, or at most %d)",
                      (long long)c->plan->n_mesh, (long long)c->plan->n_mesh,
-                     mg_kind_name(c->plan->kind), gr[0].n_used, gr[0].key, gr[g].n_used, gr[g].key,
-                     gr[0].n_devices, gr[0].n_devices);
+                     mg_kind_name(c->plan->kind), gr[0].n_used, mg_granule_kind(&gr[0]), gr[0].key,
+                     gr[g].n_used, mg_granule_kind(&gr[g]), gr[g].key, gr[0].n_devices,
+                     gr[0].n_devices);
             return 0;
         }
     }

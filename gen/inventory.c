@@ -41,9 +41,10 @@ static const struct mg_key mg_group_keys[MG_GK_N] = {
 /* One entry of `hosts:` as read. */
 struct mg_group {
     const char **names;
-    int n_names; /* 0 when the names were in error */
-    const char *slice;
+    int n_names;       /* 0 when the names were in error */
+    const char *slice; /* as written; for a TPU group without one, named later */
     struct mg_mark slice_at;
+    int slice_auto;     /* a TPU group without `slice`: mg_name_auto_slices names it */
     int topology;       /* index into inv->topologies; -1 when in error */
     int tpu;            /* a TPU slice: host h has topology `topology + h` */
     int *host_topology; /* `topology: snap/{host}.xml`: one per name, else NULL */
@@ -476,6 +477,60 @@ static int mg_group_tpu(struct mg_inv_ctx *c, struct mg_group *g, const struct m
     return first;
 }
 
+/* A set of names: open addressing, a power-of-two size over twice the
+ * names it may hold. */
+struct mg_name_set {
+    const char **slot;
+    size_t mask;
+};
+
+static void mg_name_set_init(struct mg_arena *a, struct mg_name_set *s, size_t n)
+{
+    size_t size = 16;
+    while (size < 2 * n)
+        size *= 2;
+    s->slot = mg_alloc_array(a, size, sizeof *s->slot);
+    s->mask = size - 1;
+}
+
+/* The slot of `name`: holding it, or the empty one where it would go. */
+static const char **mg_name_set_slot(const struct mg_name_set *s, const char *name)
+{
+    size_t k = mg_key_hash(name) & s->mask;
+    while (s->slot[k] && strcmp(s->slot[k], name) != 0)
+        k = (k + 1) & s->mask;
+    return &s->slot[k];
+}
+
+/* A TPU group without `slice` is a slice of its own, named slice<index of
+ * the group> (docs/tpu.md §5) unless some group's `slice` is that name:
+ * then slice<index>-2, slice<index>-3, ..., the first name no group has.
+ * The names written in the file are all taken first, so a name the user
+ * wrote once is never also an automatic slice's (it would have merged two
+ * slices into one granule, or been reported as named twice); automatic
+ * names differ from each other by their index. Each probe is a distinct
+ * name taken by the file, so the whole costs O(groups). */
+static void mg_name_auto_slices(struct mg_inv_ctx *c, struct mg_group *groups, size_t n)
+{
+    struct mg_name_set taken;
+    size_t i;
+
+    mg_name_set_init(c->a, &taken, n);
+    for (i = 0; i < n; i++)
+        if (groups[i].slice)
+            *mg_name_set_slot(&taken, groups[i].slice) = groups[i].slice;
+    for (i = 0; i < n; i++) {
+        const char *name, **slot;
+        int k = 2;
+        if (!groups[i].slice_auto)
+            continue;
+        name = mg_printf(c->a, "slice%zu", i);
+        while (*(slot = mg_name_set_slot(&taken, name)) != NULL)
+            name = mg_printf(c->a, "slice%zu-%d", i, k++);
+        *slot = groups[i].slice = name;
+    }
+}
+
 /* The groups that name one slice so far: the first, and the first that is
  * a TPU slice (n when none). */
 struct mg_slice_seen {
@@ -618,11 +673,21 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
     if (v[MG_GK_SLICE]) {
         g->slice_at = v[MG_GK_SLICE]->mark;
         mg_get_string(c->d, v[MG_GK_SLICE], mg_printf(c->a, "%s.slice", where), -1, &g->slice);
+        /* "" is how the tables, `meshgen env` and resolve's null write no
+         * slice: as a name it would be a granule that reads as none. */
+        if (g->slice && !g->slice[0]) {
+            mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
+                     "%s.slice: found an empty string, expected the slice's name (or no "
+                     "'slice' for hosts in no slice)",
+                     where);
+            g->slice = NULL;
+        }
     }
     if (v[MG_GK_TPU]) {
-        /* A slice is a granule of its own even when the file names none. */
+        /* A slice is a granule of its own even when the file names none;
+         * its name waits for every group's (mg_name_auto_slices). */
         if (!g->slice) {
-            g->slice = mg_printf(c->a, "slice%zu", idx);
+            g->slice_auto = 1;
             g->slice_at = v[MG_GK_TPU]->mark;
         }
         g->topology = mg_group_tpu(c, g, n, (const struct mg_node *const *)v, where, idx);
@@ -749,6 +814,7 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
         }
     }
 
+    mg_name_auto_slices(c, groups, hosts->n);
     inv->hosts = mg_alloc_array(c->a, (size_t)total, sizeof *inv->hosts);
     host_group = mg_alloc_array(c->a, (size_t)total, sizeof *host_group);
     for (i = 0; i < hosts->n; i++) {

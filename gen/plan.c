@@ -268,6 +268,35 @@ static void mg_plan_groups(struct mg_arena *a, struct mg_plan *p)
     }
 }
 
+/* A host's slice in the digest: "-" for none; the name itself where it
+ * reads as nothing else (not "-", no leading quote, no space, control
+ * character or DEL); else in double quotes with \" \\ and \xNN escapes.
+ * So every slice has a text of its own: `slice: "-"` once hashed as no
+ * slice, and a name with a newline could write host lines of its own. The
+ * names of the plain form, all a file usually holds, hash as before. */
+static void mg_digest_slice(struct mg_buf *b, const char *s)
+{
+    const unsigned char *p;
+    int plain = s && *s && strcmp(s, "-") != 0 && *s != '"';
+
+    for (p = (const unsigned char *)s; plain && *p; p++)
+        plain = *p > ' ' && *p != 0x7f;
+    if (!s || plain) {
+        mg_buf_puts(b, s ? s : "-");
+        return;
+    }
+    mg_buf_puts(b, "\"");
+    for (p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            mg_buf_printf(b, "\\%c", *p);
+        else if (*p <= ' ' || *p == 0x7f)
+            mg_buf_printf(b, "\\x%02x", *p);
+        else
+            mg_buf_put(b, (const char *)p, 1);
+    }
+    mg_buf_puts(b, "\"");
+}
+
 /* The digest ties the output to its inputs: a canonical text of every
  * setting that changes the result, and the inventory's hosts and the
  * digests of their topologies (not file paths, so it is the same from any
@@ -319,7 +348,7 @@ static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
         mg_buf_puts(&b, "host ");
         mg_buf_puts(&b, inv->hosts[i].name);
         mg_buf_puts(&b, " ");
-        mg_buf_puts(&b, inv->hosts[i].slice ? inv->hosts[i].slice : "-");
+        mg_digest_slice(&b, inv->hosts[i].slice);
         mg_buf_puts(&b, " ");
         mg_buf_int(&b, inv->hosts[i].topology);
         mg_buf_puts(&b, "\n");

@@ -45,7 +45,7 @@ STRUCTURAL = {
     "axis-name-keyword", "axis-name-length", "axis-name-unique", "shape-positive",
     "shape-infer", "dcn-positive", "devices-positive", "sharding-name",
     "sharding-shape-positive", "shardings-count", "inventory-empty", "inventory-topology",
-    "tpu-family",
+    "inventory-slice", "tpu-family",
 }
 # Checks the schema expresses in part: it refuses a hostlist with a character
 # no host name has, but not one with unbalanced brackets. A file whose only

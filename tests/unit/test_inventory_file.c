@@ -901,6 +901,45 @@ static void test_tpu_slice_pairs(void **state)
     assert_int_equal(k, 3);
 }
 
+/* A TPU group without `slice` is slice<index>, or slice<index>-2, -3, ...
+ * where a group names that (docs/tpu.md §5): never a name the file writes,
+ * whichever group writes it, before or after; never another automatic one. */
+static void test_tpu_auto_slice_names(void **state)
+{
+    struct fx *f = *state;
+    const char *want[] = {"slice0-3", "slice0", "slice0-2", "slice3",
+                          "slice1",   "slice5", "slice6-2", "slice6"};
+    struct mg_inventory *inv =
+        load_text(f, "meshgen-inventory: 1\nhosts:\n"
+                     "  - {names: t0, tpu: v5e, topology: 1x1}\n"
+                     "  - {names: t1, tpu: v5e, topology: 1x1, slice: slice0}\n"
+                     "  - {names: t2, tpu: v5e, topology: 1x1, slice: slice0-2}\n"
+                     "  - {names: t3, tpu: v5e, topology: 1x1}\n"
+                     "  - {names: h4, synthetic: 'pack:1 core:1 pu:1', slice: slice1}\n"
+                     "  - {names: t5, tpu: v5e, topology: 1x1}\n"
+                     "  - {names: t6, tpu: v5e, topology: 1x1}\n"
+                     "  - {names: h7, synthetic: 'pack:1 core:1 pu:1', slice: slice6}\n");
+    int h;
+
+    expect_clean(&f->diags);
+    assert_non_null(inv);
+    assert_int_equal(inv->n_hosts, 8);
+    for (h = 0; h < 8; h++)
+        assert_string_equal(inv->hosts[h].slice, want[h]);
+}
+
+/* `slice: ""` is refused: the tables and resolve write no slice so, and a
+ * granule of that name would read as none. */
+static void test_empty_slice(void **state)
+{
+    struct fx *f = *state;
+
+    assert_null(load(f, INV_DATA "/errors/empty-slice.yaml"));
+    expect_message(expect_diag(&f->diags, "inventory-slice", 6, 12),
+                   "hosts[0].slice: found an empty string");
+    assert_int_equal(f->diags.n_errors, 1);
+}
+
 /* A missing snapshot: one error for the group, naming the first host
  * without one and its path. */
 static void test_missing_snapshot(void **state)
@@ -1021,6 +1060,8 @@ int main(void)
         T(test_cache_errors_repeat),
         T(test_per_host_broken_snapshots),
         T(test_tpu_slice_pairs),
+        T(test_tpu_auto_slice_names),
+        T(test_empty_slice),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

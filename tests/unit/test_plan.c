@@ -357,6 +357,30 @@ static void test_slices_interleaved(void **state)
     assert_string_equal(p->granules[0].key, "b");
 }
 
+/* A host without a slice is a granule of its own, keyed by its name; a
+ * slice with that name is another granule (they were once one). */
+static void test_slice_named_like_host(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {3, 2}, dcn[] = {3, 1};
+    const int want[] = {0, 1, 2, 3, 4, 5};
+    struct mg_plan *p;
+    hosts(f, 3, 2, NULL);
+    f->inv.hosts[0].slice = "h2";
+    f->inv.hosts[2].slice = "h1";
+    f->spec.granule = MG_GRANULE_SLICE;
+    axes(f, 2, ab, shape, dcn);
+    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    assert_mesh(p, want, 6);
+    assert_int_equal(p->n_granules, 3);
+    assert_int_equal(p->host_granule[0], 0);
+    assert_int_equal(p->host_granule[1], 1);
+    assert_int_equal(p->host_granule[2], 2);
+    assert_string_equal(p->granules[0].key, "h2");
+    assert_string_equal(p->granules[1].key, "h1");
+    assert_string_equal(p->granules[2].key, "h1");
+}
+
 /* Reference case (issue 14): hosts n10, n2, n1 with 2 devices each, (3,2)
  * with dcn (3,1) gives [0..5], as create_hybrid_device_mesh does: host
  * granule k is process k, whatever the names. */
@@ -591,6 +615,29 @@ static void test_digest(void **state)
     assert_string_not_equal(first, p->digest);
 }
 
+/* Every slice hashes as a text of its own: the slice "-" is not no slice
+ * (the tables differ: "-" and ""), a name with a space or a newline is not
+ * read as more fields or lines, and ordinary names hash as written. */
+static void test_digest_slices(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t shape[] = {2, 4};
+    const char *slices[] = {NULL, "-", "\"-\"", "a b", "a\nhost h1 b", "a", "a\\"};
+    char digests[7][72];
+    struct mg_plan *p;
+    int i, j;
+    hosts(f, 2, 4, NULL);
+    axes(f, 2, ab, shape, NULL);
+    for (i = 0; i < 7; i++) {
+        f->inv.hosts[0].slice = slices[i];
+        p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+        assert_non_null(p);
+        memcpy(digests[i], p->digest, sizeof digests[i]);
+        for (j = 0; j < i; j++)
+            assert_string_not_equal(digests[i], digests[j]);
+    }
+}
+
 /* Tree closeness for 8 GPUs: machine (depth 0), two sockets (1), each GPU
  * (2). `alternate`: sockets alternate in device order (0,2,4,6 on one),
  * else 0-3 and 4-7. The paths name each ancestor by its first device. */
@@ -806,6 +853,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_granules_heterogeneous, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_in_process_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_interleaved, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slice_named_like_host, setup, teardown),
         cmocka_unit_test_setup_teardown(test_process_order_not_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dcn_infer_slices, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dcn_infer_message, setup, teardown),
@@ -820,6 +868,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_locality_uniform_is_inventory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_on_shared_topologies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_digest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_digest_slices, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

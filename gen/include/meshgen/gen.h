@@ -477,6 +477,7 @@ struct mg_plan_sharding {
 
 struct mg_granule_info {
     const char *key; /* host name or slice name */
+    int slice;       /* key is a slice's name (a host and a slice may share one) */
     int n_hosts;
     int n_devices; /* of the kind */
     int n_used;    /* of those, the ones the mesh uses (`devices: N` takes a prefix) */
