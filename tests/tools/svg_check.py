@@ -238,11 +238,12 @@ def check_torus(label, pic, resolved, wraps):
               f"{label} {name}: wraparound links {sorted(paths)}")
 
 
-def tpu_inventory(tmp, name, family, topology, hosts, shape):
+def tpu_inventory(tmp, name, family, topology, hosts, shape, slice_name=None):
     inv, spec = (os.path.join(tmp, name + e) for e in (".inv.yaml", ".yaml"))
+    quoted = "'" + (slice_name or name).replace("'", "''") + "'"
     with open(inv, "w", encoding="utf-8") as f:
         f.write(f"meshgen-inventory: 1\nhosts:\n  - names: {name}-w[0-{hosts - 1}]\n"
-                f"    tpu: {family}\n    topology: {topology}\n    slice: {name}\n")
+                f"    tpu: {family}\n    topology: {topology}\n    slice: {quoted}\n")
     with open(spec, "w", encoding="utf-8") as f:
         f.write(f"meshgen: 1\nname: {name}\ninventory: {name}.inv.yaml\nmesh:\n"
                 f"  axes: [dp, tp]\n  shape: {shape}\n")
@@ -253,7 +254,11 @@ def test_torus(root, meshgen, tmp):
     cases = [(os.path.join(root, "configs/meshes/v5p-128.yaml"), {"x", "y", "z"}),
              (os.path.join(root, "configs/meshes/v5e-multislice.yaml"), set()),
              (tpu_inventory(tmp, "v5e_8x16", "v5e", "8x16", 32, "[-1, 16]"), {"y"}),
-             (tpu_inventory(tmp, "tpu7x", "tpu7x", "4x4x4", 16, "[-1, 4]"), {"x", "y", "z"})]
+             (tpu_inventory(tmp, "tpu7x", "tpu7x", "4x4x4", 16, "[-1, 4]"), {"x", "y", "z"}),
+             # A slice name that XML must escape: the headings and tooltips
+             # escape it, so the document still parses and reads it back.
+             (tpu_inventory(tmp, "v5e_16x16", "v5e", "16x16", 64, "[-1, 16]",
+                            "pod <a> & \"b\" 'c'"), {"x", "y"})]
     for spec, wraps in cases:
         name = os.path.basename(spec)
         r = subprocess.run([meshgen, "resolve", spec], capture_output=True, text=True)
