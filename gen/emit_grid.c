@@ -4,7 +4,8 @@
  * axis's ICI x DCN split and both closeness scores. Cells are coloured by
  * host, slice or stage (--color-by) when the caller asks for colour. A
  * TPU mesh is also drawn the other way round: each slice's physical torus,
- * chip by chip, with the mesh coordinates each chip took. It formats the
+ * chip by chip, with the mesh coordinates each chip took; the slices are
+ * gathered once (mg_torus_slices) for the SVG's view too. It formats the
  * resolved model and decides nothing: whether the terminal takes colour is
  * the driver's call.
  */
