@@ -4,7 +4,8 @@
  * axis's ICI x DCN split and both closeness scores. Cells are coloured by
  * host, slice or stage (--color-by) when the caller asks for colour. A
  * TPU mesh is also drawn the other way round: each slice's physical torus,
- * chip by chip, with the mesh coordinates each chip took. It formats the
+ * chip by chip, with the mesh coordinates each chip took; the slices are
+ * gathered once (mg_torus_slices) for the SVG's view too. It formats the
  * resolved model and decides nothing: whether the terminal takes colour is
  * the driver's call.
  */
@@ -253,47 +254,105 @@ static void mg_torus_slice(struct mg_buf *b, const struct mg_plan *p, const int 
     mg_buf_free(&cell);
 }
 
-static void mg_emit_torus(struct mg_buf *b, const struct mg_plan *p)
+/* The slice that host h's devices are on: a new one after the previous
+ * TPU host (slices are host groups, their hosts consecutive) when the name
+ * differs. Returns its index in s, growing s by one for a new slice. */
+static int mg_torus_slice_of(const struct mg_plan *p, int h, struct mg_torus_slice **s, int *n,
+                             int *cap)
+{
+    const struct mg_host *host = &p->inv->hosts[h];
+    const struct mg_topology *t = &p->inv->topologies[host->topology];
+    struct mg_torus_slice *e;
+    int i, n_at;
+
+    if (*n > 0 && mg_grid_same_slice((*s)[*n - 1].name, host->slice))
+        return *n - 1;
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        *s = realloc(*s, (size_t)*cap * sizeof **s);
+        if (!*s)
+            mg_oom();
+    }
+    e = &(*s)[(*n)++];
+    e->name = host->slice ? host->slice : host->name;
+    e->tpu = t->tpu;
+    memcpy(e->dims, t->tpu_dims, sizeof e->dims);
+    memcpy(e->wrap, t->tpu_wrap, sizeof e->wrap);
+    e->cores = t->tpu->devices_per_chip;
+    n_at = e->dims[0] * e->dims[1] * e->dims[2] * e->cores;
+    e->at = malloc((size_t)n_at * sizeof *e->at);
+    if (!e->at)
+        mg_oom();
+    for (i = 0; i < n_at; i++)
+        e->at[i] = -1;
+    return *n - 1;
+}
+
+int mg_torus_slices(const struct mg_plan *p, struct mg_torus_slice **out)
 {
     const struct mg_inventory *inv = p->inv;
-    int g, i;
+    struct mg_torus_slice *s = NULL;
+    int n = 0, cap = 0, i, k = 0, last_host = -1, used;
+
+    *out = NULL;
+    if (p->kind != MG_KIND_TPU)
+        return 0;
+    for (i = 0; i < p->n_devices; i++) {
+        const struct mg_plan_device *d = &p->devices[i];
+        const struct mg_topology *t = &inv->topologies[inv->hosts[d->host].topology];
+        const struct mg_devinfo *dv = &t->devs[MG_KIND_TPU][d->local];
+        struct mg_torus_slice *e;
+        if (!t->tpu)
+            continue;
+        if (d->host != last_host)
+            k = mg_torus_slice_of(p, d->host, &s, &n, &cap);
+        last_host = d->host;
+        e = &s[k];
+        e->at[(dv->coords[0] + e->dims[0] * (dv->coords[1] + e->dims[1] * dv->coords[2])) *
+                  e->cores +
+              dv->core_on_chip] = p->device_index[i];
+    }
+    /* Only the slices the mesh uses. */
+    for (i = k = 0; i < n; i++) {
+        int j, n_at = s[i].dims[0] * s[i].dims[1] * s[i].dims[2] * s[i].cores;
+        for (j = used = 0; j < n_at && !used; j++)
+            used = s[i].at[j] >= 0;
+        if (used)
+            s[k++] = s[i];
+        else
+            free(s[i].at);
+    }
+    *out = s;
+    return k;
+}
+
+void mg_torus_slices_free(struct mg_torus_slice *s, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++)
+        free(s[i].at);
+    free(s);
+}
+
+static void mg_emit_torus(struct mg_buf *b, const struct mg_plan *p)
+{
+    struct mg_torus_slice *s;
+    int n, g, i;
 
     if (p->kind != MG_KIND_TPU || p->n_devices > MG_TORUS_DRAW_MAX)
         return;
-    for (g = 0; g < p->n_granules; g++) {
-        const struct mg_topology *t = NULL;
-        int *at, n_at, cores;
-        for (i = 0; i < p->n_devices && !t; i++)
-            if (p->host_granule[p->devices[i].host] == g)
-                t = &inv->topologies[inv->hosts[p->devices[i].host].topology];
-        if (!t || !t->tpu)
-            continue;
-        cores = t->tpu->devices_per_chip;
-        n_at = t->tpu_dims[0] * t->tpu_dims[1] * t->tpu_dims[2] * cores;
-        at = malloc((size_t)n_at * sizeof *at);
-        if (!at)
-            mg_oom();
-        for (i = 0; i < n_at; i++)
-            at[i] = -1;
-        for (i = 0; i < p->n_devices; i++) {
-            const struct mg_plan_device *d = &p->devices[i];
-            const struct mg_devinfo *dv;
-            if (p->host_granule[d->host] != g || p->device_index[i] < 0)
-                continue;
-            dv = &inv->topologies[inv->hosts[d->host].topology].devs[MG_KIND_TPU][d->local];
-            at[(dv->coords[0] + t->tpu_dims[0] * (dv->coords[1] + t->tpu_dims[1] * dv->coords[2])) *
-                   cores +
-               dv->core_on_chip] = p->device_index[i];
-        }
-        mg_buf_printf(b, "\nphysical torus of %s (%s %dx%d", p->granules[g].key, t->tpu->name,
-                      t->tpu_dims[0], t->tpu_dims[1]);
-        if (t->tpu->topology_dims == 3)
-            mg_buf_printf(b, "x%d", t->tpu_dims[2]);
+    n = mg_torus_slices(p, &s);
+    for (g = 0; g < n; g++) {
+        mg_buf_printf(b, "\nphysical torus of %s (%s %dx%d", s[g].name, s[g].tpu->name,
+                      s[g].dims[0], s[g].dims[1]);
+        if (s[g].tpu->topology_dims == 3)
+            mg_buf_printf(b, "x%d", s[g].dims[2]);
         mg_buf_puts(b, "): rows y, columns x, one plane per z; cells: mesh coordinates (");
         for (i = 0; i < p->n_axes; i++)
             mg_buf_printf(b, "%s%s", i ? "," : "", p->axis_names[i]);
-        mg_buf_printf(b, ")%s\n", cores > 1 ? " of each core, '|' between them" : "");
-        mg_torus_slice(b, p, t->tpu_dims, cores, at);
-        free(at);
+        mg_buf_printf(b, ")%s\n", s[g].cores > 1 ? " of each core, '|' between them" : "");
+        mg_torus_slice(b, p, s[g].dims, s[g].cores, s[g].at);
     }
+    mg_torus_slices_free(s, n);
 }

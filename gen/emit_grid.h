@@ -31,4 +31,25 @@ void mg_grid_keys_free(struct mg_grid_keys *k);
 const char *mg_grid_key_name(const struct mg_grid_keys *k, const struct mg_plan *p, int key,
                              char *buf, size_t cap);
 
+/*
+ * TPU: the slices a mesh uses, chip by chip, for the physical drawings of
+ * both pictures. Chips are numbered x fastest, then y, then z (chip = x +
+ * X * (y + Y * z)); at[chip * cores + core] is the mesh position (flat
+ * index) of the device there, or -1 where the mesh uses none. Slices come
+ * in inventory order, each once (a slice is one host group: its hosts are
+ * consecutive); a mesh that uses no device of a slice leaves it out.
+ */
+struct mg_torus_slice {
+    const char *name;                /* the hosts' `slice:` */
+    const struct mg_tpu_family *tpu; /* the family */
+    int dims[3];                     /* chips along x, y and z */
+    bool wrap[3];                    /* the dimensions that wrap around */
+    int cores;                       /* devices per chip */
+    int *at;                         /* dims[0] * dims[1] * dims[2] * cores */
+};
+/* Returns how many slices it wrote to *out (NULL and 0 for a mesh of other
+ * devices). */
+int mg_torus_slices(const struct mg_plan *p, struct mg_torus_slice **out);
+void mg_torus_slices_free(struct mg_torus_slice *s, int n);
+
 #endif /* MG_EMIT_GRID_H */

@@ -394,6 +394,7 @@ static void mg_tpu_host(struct mg_inv_ctx *c, struct mg_topology *t, const struc
     t->label = mg_printf(c->a, "tpu %s %s worker %d", f->name, text, h);
     t->tpu = f;
     memcpy(t->tpu_dims, dims, sizeof t->tpu_dims);
+    mg_tpu_wraparound(f, dims, t->tpu_wrap);
     t->n[MG_KIND_TPU] = per;
     t->devs[MG_KIND_TPU] = mg_alloc_array(c->a, (size_t)per, sizeof(struct mg_devinfo));
     mg_buf_init(&b);

@@ -88,7 +88,9 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
          "                    unset), always or never\n"
          "  --color-by KEY    what colours a cell: host (default), slice or stage\n"
          "  --svg FILE        also draw the grid as an SVG picture into FILE (with a\n"
-         "                    legend; past 64 rows or columns, blocks of positions)\n"},
+         "                    legend; past 64 rows or columns, blocks of positions);\n"
+         "                    for a TPU mesh, below it each slice chip by chip, one\n"
+         "                    x-y plane per z, with its wraparound links\n"},
     [MG_CMD_INVENTORY] =
         {"meshgen inventory [--inventory SRC] [--export FILE]",
          "Lists what hwloc sees: each host's device counts per kind, its GPUs (PCI bus\n"

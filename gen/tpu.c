@@ -163,6 +163,21 @@ int mg_tpu_parse_topology(const struct mg_tpu_family *f, const char *text, int d
     return -1;
 }
 
+int mg_tpu_wraparound(const struct mg_tpu_family *f, const int dims[3], bool wrap[3])
+{
+    int side = 1, i, n = 0;
+    bool cubes = dims[0] % 4 == 0 && dims[1] % 4 == 0 && dims[2] % 4 == 0;
+
+    /* A 2-D pod is square: 256 chips as 16x16, 1024 as 32x32. */
+    while ((int64_t)(side + 1) * (side + 1) <= f->max_chips)
+        side++;
+    for (i = 0; i < 3; i++) {
+        wrap[i] = f->topology_dims == 3 ? cubes : i < 2 && dims[i] == side;
+        n += wrap[i];
+    }
+    return n;
+}
+
 /* ---- the devices of a slice ---------------------------------------------- */
 
 int mg_tpu_layout_devices(const struct mg_tpu_layout *l, struct mg_tpu_device *out, int cap)

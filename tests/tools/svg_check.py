@@ -12,6 +12,14 @@
 - 1,048,576 devices (65,536 DGX-2 hosts x 16 GPUs; issue 12 measured the
   same count as 131,072 hosts x 8) draw as at most 64 x 64 blocks, not
   devices: a picture under 1 MB (it was 237 MB).
+- TPU meshes (configs/ v5p-128 and the v5e multislice, a v5e 8x16 slice and
+  a TPU7x slice with two cores a chip) draw each slice chip by chip below
+  the grid: one plane per z, X x Y chips a plane, each labelled with the
+  mesh coordinates of its devices as resolve places them, and wraparound
+  links exactly along the full-size dimensions (docs/tpu.md §1); a v5p
+  16x16x24 slice (6,144 chips) in at most 4096 blocks.
+- Pictures of other meshes are byte for byte tests/data/svg/ (the grid
+  as it was before the TPU view; MESHGEN_UPDATE_GOLDEN=1 rewrites them).
 
     svg_check.py ROOT MESHGEN
 """
@@ -162,6 +170,134 @@ def test_million(root, meshgen, tmp):
     print(f"svg: 1,048,576 devices in {len(blocks)} blocks, {size} bytes")
 
 
+def mesh_coords(resolved):
+    """device id -> its mesh coordinates, from resolve's flat mesh
+    (row-major over the axes)."""
+    sizes = [a["size"] for a in resolved["axes"]]
+    out = {}
+    for flat, dev in enumerate(resolved["mesh"]):
+        c, rest = [], flat
+        for n in reversed(sizes):
+            c.append(rest % n)
+            rest //= n
+        out[dev] = tuple(reversed(c))
+    return out
+
+
+def expected_slices(resolved):
+    """slice name -> (dims, {(x, y, z): [label of core 0, core 1, ...]})."""
+    coords = mesh_coords(resolved)
+    slices = {}
+    for d in resolved["devices"]:
+        name = resolved["hosts"][d["host"]]["slice"]
+        chips = slices.setdefault(name, {})
+        label = ",".join(map(str, coords[d["id"]])) if d["id"] in coords else "-"
+        chips.setdefault(tuple(d["coords"]), {})[d["core_on_chip"]] = label
+    out = {}
+    for name, chips in slices.items():
+        dims = tuple(max(c[k] for c in chips) + 1 for k in range(3))
+        out[name] = (dims, {c: [v[k] for k in sorted(v)] for c, v in chips.items()})
+    return out
+
+
+def check_torus(label, pic, resolved, wraps):
+    """The physical view of pic against resolve's devices; wraps: the set
+    of dimensions ("x", "y", "z") that must wrap around in every slice."""
+    want = expected_slices(resolved)
+    torus = next((g for g in pic.iter(NS + "g") if g.get("class") == "torus"), None)
+    check(torus is not None, f"{label}: no torus view")
+    if torus is None:
+        return
+    slices = [g for g in torus.findall(NS + "g") if g.get("class") == "slice"]
+    check(len(slices) == len(want), f"{label}: {len(slices)} slices drawn, {len(want)} used")
+    for sg, (name, (dims, chips)) in zip(slices, sorted(want.items())):
+        head = next(t.text for t in sg.iter(NS + "text") if t.get("class") == "slice")
+        check(head.startswith(name + ":"), f"{label}: slice heading {head!r}, expected {name}")
+        planes = [g for g in sg.findall(NS + "g") if g.get("class") == "plane"]
+        check(len(planes) == dims[2], f"{label} {name}: {len(planes)} planes for z={dims[2]}")
+        for z, plane in enumerate(planes):
+            drawn = [g for g in plane.findall(NS + "g") if g.get("class") == "chip"]
+            check(len(drawn) == dims[0] * dims[1],
+                  f"{label} {name} z={z}: {len(drawn)} chips, expected {dims[0] * dims[1]}")
+            for chip in drawn:
+                title = chip.find(NS + "title").text
+                xyz = tuple(int(v) for v in title[title.index("(") + 1:
+                                                  title.index(")")].split(", "))
+                got = [t.text for t in chip.findall(NS + "text") if t.get("class") == "coords"]
+                check(xyz[2] == z and got == chips.get(xyz),
+                      f"{label} {name}: chip {xyz} on plane {z} shows {got}, "
+                      f"resolve places {chips.get(xyz)}")
+        paths = [p.get("class").split()[1] for p in sg.iter(NS + "path")
+                 if "wrap" in (p.get("class") or "").split()]
+        got = {p[-1] for p in paths}
+        check(got == wraps, f"{label} {name}: wraparound along {sorted(got)}, "
+                            f"expected {sorted(wraps)}")
+        # One link a row (x), a column (y) of each plane, one for z.
+        want_n = {"x": dims[1] * dims[2], "y": dims[0] * dims[2], "z": 1}
+        check(all(paths.count("wrap-" + k) == want_n[k] for k in wraps),
+              f"{label} {name}: wraparound links {sorted(paths)}")
+
+
+def tpu_inventory(tmp, name, family, topology, hosts, shape, slice_name=None):
+    inv, spec = (os.path.join(tmp, name + e) for e in (".inv.yaml", ".yaml"))
+    quoted = "'" + (slice_name or name).replace("'", "''") + "'"
+    with open(inv, "w", encoding="utf-8") as f:
+        f.write(f"meshgen-inventory: 1\nhosts:\n  - names: {name}-w[0-{hosts - 1}]\n"
+                f"    tpu: {family}\n    topology: {topology}\n    slice: {quoted}\n")
+    with open(spec, "w", encoding="utf-8") as f:
+        f.write(f"meshgen: 1\nname: {name}\ninventory: {name}.inv.yaml\nmesh:\n"
+                f"  axes: [dp, tp]\n  shape: {shape}\n")
+    return spec
+
+
+def test_torus(root, meshgen, tmp):
+    cases = [(os.path.join(root, "configs/meshes/v5p-128.yaml"), {"x", "y", "z"}),
+             (os.path.join(root, "configs/meshes/v5e-multislice.yaml"), set()),
+             (tpu_inventory(tmp, "v5e_8x16", "v5e", "8x16", 32, "[-1, 16]"), {"y"}),
+             (tpu_inventory(tmp, "tpu7x", "tpu7x", "4x4x4", 16, "[-1, 4]"), {"x", "y", "z"}),
+             # A slice name that XML must escape: the headings and tooltips
+             # escape it, so the document still parses and reads it back.
+             (tpu_inventory(tmp, "v5e_16x16", "v5e", "16x16", 64, "[-1, 16]",
+                            "pod <a> & \"b\" 'c'"), {"x", "y"})]
+    for spec, wraps in cases:
+        name = os.path.basename(spec)
+        r = subprocess.run([meshgen, "resolve", spec], capture_output=True, text=True)
+        pic = show(meshgen, spec, os.path.join(tmp, name + ".torus.svg"))
+        check_torus(name, pic, json.loads(r.stdout), wraps)
+    big = tpu_inventory(tmp, "v5p_6144", "v5p", "16x16x24", 1536, "[-1, 16]")
+    svg = os.path.join(tmp, "v5p_6144.svg")
+    pic = show(meshgen, big, svg)
+    blocks = [r for r in pic.iter(NS + "rect") if r.get("class") == "chips"]
+    chips = [g for g in pic.iter(NS + "g") if g.get("class") == "chip"]
+    heads = [t.text for t in pic.iter(NS + "text") if t.get("class") == "slice"]
+    check(0 < len(blocks) <= 4096 and not chips and "in blocks of" in heads[0],
+          f"v5p 16x16x24: {len(blocks)} blocks, {len(chips)} chips, heading {heads}")
+    print(f"svg: {len(cases)} TPU meshes drawn chip by chip; 6,144 chips in {len(blocks)} "
+          f"blocks, {os.path.getsize(svg)} bytes")
+
+
+# Meshes of other devices: their pictures are the grid's alone, unchanged by
+# the TPU view (tests/data/svg/<name>.svg).
+GOLDEN = [("nvlink-racks", ["--color-by", "slice"]), ("pipeline-16", ["--color-by", "stage"]),
+          ("two-host-dp-tp", [])]
+
+
+def test_golden(root, meshgen, tmp):
+    update = os.environ.get("MESHGEN_UPDATE_GOLDEN") == "1"
+    for name, options in GOLDEN:
+        svg = os.path.join(tmp, name + ".golden.svg")
+        show(meshgen, os.path.join(root, "configs/meshes", name + ".yaml"), svg, *options)
+        golden = os.path.join(root, "tests/data/svg", name + ".svg")
+        got = open(svg, "rb").read()
+        if update:
+            with open(golden, "wb") as f:
+                f.write(got)
+            continue
+        check(os.path.exists(golden) and open(golden, "rb").read() == got,
+              f"{name}: the picture differs from tests/data/svg/{name}.svg "
+              "(MESHGEN_UPDATE_GOLDEN=1 rewrites it)")
+
+
 def main():
     root, meshgen = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     with tempfile.TemporaryDirectory() as tmp:
@@ -169,6 +305,8 @@ def main():
         test_color_by(root, meshgen, tmp)
         test_long_names(meshgen, tmp)
         test_million(root, meshgen, tmp)
+        test_torus(root, meshgen, tmp)
+        test_golden(root, meshgen, tmp)
     print(f"svg: {len(FAILS)} failures")
     sys.exit(1 if FAILS else 0)
 

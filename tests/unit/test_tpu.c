@@ -1223,6 +1223,42 @@ static void expect_topology(const char *family, const char *topology, int x, int
 }
 
 /* A size a family cannot have is refused with the sizes that exist. */
+/* Wraparound (docs/tpu.md §1): whole-cube slices of v4, v5p and TPU7x wrap
+ * in x, y and z, smaller ones in none; a 2-D slice wraps in a dimension as
+ * long as the pod's side (16, or 32 on v3), so v5e 8x16 in y only. */
+static void wraps(const char *family, int x, int y, int z, int wx, int wy, int wz)
+{
+    const struct mg_tpu_family *f = mg_tpu_family_find(family, NULL, 0);
+    int dims[3] = {x, y, z};
+    bool w[3];
+
+    assert_non_null(f);
+    assert_int_equal(mg_tpu_wraparound(f, dims, w), wx + wy + wz);
+    assert_int_equal(w[0], wx);
+    assert_int_equal(w[1], wy);
+    assert_int_equal(w[2], wz);
+}
+
+static void test_wraparound(void **state)
+{
+    (void)state;
+    wraps("v5p", 4, 4, 4, 1, 1, 1);
+    wraps("v5p", 4, 4, 8, 1, 1, 1);
+    wraps("v5p", 2, 4, 4, 0, 0, 0);
+    wraps("v5p", 2, 2, 1, 0, 0, 0);
+    wraps("v4", 8, 8, 16, 1, 1, 1);
+    wraps("v4", 2, 2, 4, 0, 0, 0);
+    wraps("tpu7x", 1, 1, 1, 0, 0, 0);
+    wraps("tpu7x", 4, 4, 4, 1, 1, 1);
+    wraps("v5e", 4, 4, 1, 0, 0, 0);
+    wraps("v5e", 8, 16, 1, 0, 1, 0);
+    wraps("v5e", 16, 16, 1, 1, 1, 0);
+    wraps("v6e", 16, 8, 1, 1, 0, 0);
+    wraps("v2", 16, 16, 1, 1, 1, 0);
+    wraps("v3", 16, 32, 1, 0, 1, 0);
+    wraps("v3", 32, 32, 1, 1, 1, 0);
+}
+
 static void test_topologies(void **state)
 {
     char reason[MG_TPU_REASON_MAX];
@@ -1471,6 +1507,7 @@ int main(void)
         cmocka_unit_test(test_prefer_assignment_overlapping_axes),
         cmocka_unit_test(test_errors_where_jax_raises),
         cmocka_unit_test(test_topologies),
+        cmocka_unit_test(test_wraparound),
         cmocka_unit_test(test_slice_hosts),
         cmocka_unit_test(test_slice_devices),
         cmocka_unit_test(test_multislice_v5e_ring),

@@ -422,6 +422,7 @@ struct mg_topology {
      * the slice's chips along x, y, z; NULL for an hwloc topology. */
     const struct mg_tpu_family *tpu;
     int tpu_dims[3];
+    bool tpu_wrap[3]; /* the dimensions that wrap around (mg_tpu_wraparound) */
 };
 
 /* The closeness of devices a and b (indices among the topology's devices

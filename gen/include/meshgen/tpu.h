@@ -48,6 +48,14 @@ const struct mg_tpu_family *mg_tpu_family_find(const char *name, char *reason, s
 int mg_tpu_parse_topology(const struct mg_tpu_family *f, const char *text, int dims[3],
                           char *reason, size_t cap);
 
+/* Which dimensions of a slice wrap around (docs/tpu.md §1, "Wraparound"):
+ * those that are full-size. On the families whose pods join 4x4x4 cubes
+ * (v4, v5p, TPU7x) every dimension of a slice of whole cubes (each a
+ * multiple of 4), none of a smaller one; on the 2-D families a dimension
+ * as long as the pod's side (16; 32 on v3). Sets wrap[x, y, z] and returns
+ * how many wrap. */
+int mg_tpu_wraparound(const struct mg_tpu_family *f, const int dims[3], bool wrap[3]);
+
 /* ---- the devices of a slice ---------------------------------------------- */
 
 /* One JAX device of a TPU slice, as jax.devices() describes it. */
