@@ -17,7 +17,8 @@ of the machine is written.
 - a FIFO as the spec, --inventory, a spec's inventory: or an inventory's
   topology: is refused at once (exit 2), a missing, directory or looping
   input is an I/O error (exit 2) wherever it is named;
-- -o naming a regular file says so.
+- -o naming a regular file says so; a --depfile that is the .h or the .c
+  (by any path) is refused and nothing is written.
 
     io_safety.py MESHGEN
 """
@@ -127,6 +128,18 @@ def outputs(meshgen, d, c):
              not os.path.exists(os.path.join(out, "nodep_mesh.h")) and
              not os.path.exists(os.path.join(out, "nodep_mesh.c")),
              f"--depfile into a missing directory: exit {p.returncode} {p.stderr}")
+    # A depfile that is one of the tables, by its name, through a linked
+    # directory or through "..": refused, and neither table is written (it
+    # was the .c holding the depfile, or the .h, whichever was renamed last).
+    os.symlink("gen", os.path.join(d, "gen-link"))
+    for dep in (os.path.join(out, "same_mesh.c"), os.path.join(d, "gen-link", "same_mesh.h"),
+                os.path.join(out, "..", "gen", "same_mesh.c")):
+        p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "same",
+                "--depfile", dep, "-o", out)
+        c.expect(p.returncode == 2 and b"the depfile is the .h or the .c" in p.stderr and
+                 not os.path.exists(os.path.join(out, "same_mesh.h")) and
+                 not os.path.exists(os.path.join(out, "same_mesh.c")),
+                 f"--depfile {dep}, one of the tables: exit {p.returncode} {p.stderr}")
 
 
 def stdout_failures(meshgen, d, c):
