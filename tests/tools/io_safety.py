@@ -51,14 +51,27 @@ class Checks:
             self.fails.append(what)
 
 
-def read_fifo(path, into):
-    """Reads a FIFO to its end in a thread; into[0] gets the bytes."""
-    def reader():
-        with open(path, "rb") as f:
-            into.append(f.read())
-    t = threading.Thread(target=reader, daemon=True)
-    t.start()
-    return t
+class read_fifo:
+    """Reads a FIFO to its end in a thread; into[0] gets the bytes. The
+    read end is open before the constructor returns (a thread that opened
+    it later lost the race to meshgen's non-blocking open under load: ENXIO,
+    exit 2), and a write end of our own keeps the reader from seeing the end
+    before meshgen writes; join() closes it and waits."""
+
+    def __init__(self, path, into):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self.w = os.open(path, os.O_WRONLY)
+        os.set_blocking(fd, True)
+
+        def reader():
+            with os.fdopen(fd, "rb") as f:
+                into.append(f.read())
+        self.t = threading.Thread(target=reader, daemon=True)
+        self.t.start()
+
+    def join(self, timeout):
+        os.close(self.w)
+        self.t.join(timeout)
 
 
 def outputs(meshgen, d, c):
