@@ -289,22 +289,83 @@ static void mg_axes_table(struct mg_buf *b, const struct mg_plan *p)
     mg_blank(b);
 }
 
-static void mg_device_line(struct mg_buf *b, const struct mg_devinfo *dv)
+/*
+ * The longest string a device description writes as a literal. C11 asks
+ * compilers to take string literals of 4095 bytes (5.2.4.1), and gcc and
+ * clang warn past it under -Wpedantic (-Woverlength-strings). A cpuset can
+ * be longer: a NUMA node of 2048 CPUs numbered alternately with another
+ * node's is "0,2,4,...,4094", 9684 bytes. Such a string is written as a
+ * char array of its own instead (mg_long_strings), which has no limit.
+ */
+#define MG_C_LITERAL_MAX 4095
+
+/* The string fields of a device description, in the order they are written. */
+static const char *mg_device_string(const struct mg_devinfo *dv, int field, const char **name)
 {
+    static const char *const names[5] = {"pci", "vendor", "model", "uuid", "cpuset"};
+    const char *const values[5] = {dv->pci, dv->vendor, dv->model, dv->uuid, dv->cpuset};
+
+    *name = names[field];
+    return values[field] ? values[field] : "";
+}
+
+/* s as the initializer of a char array: one character constant per byte
+ * (escaped as mg_c_string does), then the terminating 0. */
+static void mg_c_char_array(struct mg_buf *b, const char *sym, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i;
+
+    mg_println(b, "static const char %s[] = {", sym);
+    for (i = 0; p[i]; i++) {
+        mg_buf_puts(b, i % 16 == 0 ? "    " : " ");
+        if (p[i] == '\\' || p[i] == '\'' || p[i] < 0x20 || p[i] >= 0x7f)
+            mg_buf_printf(b, "'\\%03o',", p[i]);
+        else
+            mg_buf_printf(b, "'%c',", p[i]);
+        if (i % 16 == 15)
+            mg_buf_puts(b, "\n");
+    }
+    mg_buf_puts(b, i % 16 ? " 0};\n" : "    0};\n");
+}
+
+/* The char arrays of template t's strings longer than MG_C_LITERAL_MAX,
+ * named <mesh>__template<t>__<field><device>. */
+static void mg_long_strings(struct mg_buf *b, const struct mg_plan *p, int t,
+                            const struct mg_devinfo *devs, int n)
+{
+    const char *field_name, *v;
+    char sym[160];
+    int i, f;
+
+    for (i = 0; i < n; i++)
+        for (f = 0; f < 5; f++) {
+            v = mg_device_string(&devs[i], f, &field_name);
+            if (strlen(v) <= MG_C_LITERAL_MAX)
+                continue;
+            snprintf(sym, sizeof sym, "%s__template%d__%s%d", p->name, t, field_name, i);
+            mg_c_char_array(b, sym, v);
+        }
+}
+
+static void mg_device_line(struct mg_buf *b, const struct mg_plan *p, int t, int i,
+                           const struct mg_devinfo *dv)
+{
+    const char *field_name, *v;
     struct mg_buf line;
+    int f;
 
     mg_buf_init(&line);
-    mg_buf_printf(&line, "{.kind = %s, .os_index = %d, .numa = %d, .pci = ",
+    mg_buf_printf(&line, "{.kind = %s, .os_index = %d, .numa = %d",
                   mg_word_c(&mg_kind_words, dv->kind), dv->os_index, dv->numa);
-    mg_c_string(&line, dv->pci);
-    mg_buf_puts(&line, ", .vendor = ");
-    mg_c_string(&line, dv->vendor);
-    mg_buf_puts(&line, ", .model = ");
-    mg_c_string(&line, dv->model);
-    mg_buf_puts(&line, ", .uuid = ");
-    mg_c_string(&line, dv->uuid);
-    mg_buf_puts(&line, ", .cpuset = ");
-    mg_c_string(&line, dv->cpuset);
+    for (f = 0; f < 5; f++) {
+        v = mg_device_string(dv, f, &field_name);
+        mg_buf_printf(&line, ", .%s = ", field_name);
+        if (strlen(v) > MG_C_LITERAL_MAX)
+            mg_buf_printf(&line, "%s__template%d__%s%d", p->name, t, field_name, i);
+        else
+            mg_c_string(&line, v);
+    }
     /* Only TPU devices have a place in a torus; the others leave it 0. */
     if (dv->kind == MG_KIND_TPU)
         mg_buf_printf(&line, ", .coords = {%d, %d, %d}, .core_on_chip = %d", dv->coords[0],
@@ -329,11 +390,12 @@ static void mg_device_templates(struct mg_buf *b, const struct mg_plan *p)
         mg_buf_printf(b, "%d: ", t);
         mg_c_comment(b, topo->label ? topo->label : topo->key);
         mg_buf_puts(b, " */\n");
+        mg_long_strings(b, p, t, topo->devs[p->kind], n);
         mg_println(b, "static const struct meshgen_device_info %s__template%d[%d] = {", p->name, t,
                    n);
         b->indent++;
         for (i = 0; i < n; i++)
-            mg_device_line(b, &topo->devs[p->kind][i]);
+            mg_device_line(b, p, t, i, &topo->devs[p->kind][i]);
         b->indent--;
         mg_println(b, "};");
         mg_blank(b);

@@ -217,6 +217,21 @@ static void mg_env_note(struct mg_env *e, const char *note)
 
 /* ---- GPUs: one visible-devices variable per vendor ---------------------------- */
 
+/* "0,1,...,n-1": every device a runtime shows. */
+static const char *mg_env_first_n(struct mg_arena *a, int n)
+{
+    struct mg_buf b;
+    const char *s;
+    int k;
+
+    mg_buf_init(&b);
+    for (k = 0; k < n; k++)
+        mg_buf_printf(&b, "%s%d", k ? "," : "", k);
+    s = mg_strdup(a, b.data);
+    mg_buf_free(&b);
+    return s;
+}
+
 /* Each vendor's visible-devices variable that the process's GPUs need:
  * CUDA for NVIDIA, ROCR for AMD, Level Zero's ZE_AFFINITY_MASK for Intel,
  * in that order, each listing that vendor's GPUs of the process in the
@@ -224,7 +239,11 @@ static void mg_env_note(struct mg_env *e, const char *note)
  * among the host's GPUs of that vendor in PCI bus order, the order that
  * CUDA_DEVICE_ORDER and ZE_ENABLE_PCI_ID_DEVICE_ORDER ask for). A GPU of
  * any other vendor has no variable: it is named in a note and an env-vendor
- * warning, never dropped in silence. */
+ * warning, never dropped in silence. With both CUDA's and ROCm's lists,
+ * HIP_VISIBLE_DEVICES keeps every GPU ROCR shows: HIP on AMD takes
+ * CUDA_VISIBLE_DEVICES as its own list when HIP_VISIBLE_DEVICES is unset
+ * (ROCclr, "HIP_VISIBLE_DEVICES : CUDA_VISIBLE_DEVICES"), and would filter
+ * the AMD GPUs by the NVIDIA ones' numbers. */
 static void mg_env_visible(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
                            const struct mg_plan *p, const struct meshgen_mesh *m, int process,
                            struct mg_env *e)
@@ -244,7 +263,7 @@ static void mg_env_visible(struct mg_arena *a, struct mg_diags *d, struct mg_mar
         int var = meshgen_env_vendor_var(info->vendor);
 
         if (var >= 0) {
-            has[var] = 1;
+            has[var]++;
             continue;
         }
         mg_buf_printf(&b, "%s%d (%s, vendor %s)", unknown++ ? ", " : "", dev,
@@ -257,6 +276,9 @@ static void mg_env_visible(struct mg_arena *a, struct mg_diags *d, struct mg_mar
         mg_env_add(e, meshgen_env_name(vars[i]), mg_placement(a, m, process, vars[i]));
         if (vars[i] == MESHGEN_ENV_CUDA_VISIBLE_DEVICES)
             mg_env_add(e, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        else if (vars[i] == MESHGEN_ENV_ROCR_VISIBLE_DEVICES &&
+                 has[MESHGEN_ENV_CUDA_VISIBLE_DEVICES])
+            mg_env_add(e, "HIP_VISIBLE_DEVICES", mg_env_first_n(a, has[vars[i]]));
         else if (vars[i] == MESHGEN_ENV_ZE_AFFINITY_MASK)
             mg_env_add(e, "ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1");
     }

@@ -531,6 +531,50 @@ static void mg_name_auto_slices(struct mg_inv_ctx *c, struct mg_group *groups, s
     }
 }
 
+/* The longest slice name, in characters, as a host name's (hostlist.c):
+ * the generated C holds it as a string literal, and C11 compilers need
+ * take none past 4095 bytes (-Woverlength-strings). */
+#define MG_SLICE_NAME_MAX 255
+
+/* A group's `slice`. Refused (inventory-slice), as if not written: ""
+ * (how the tables, `meshgen env` and resolve's null write no slice: as a
+ * name it would be a granule that reads as none); a control character,
+ * which `show` and `meshgen inventory` would print as it is; a name past
+ * MG_SLICE_NAME_MAX characters. */
+static void mg_group_slice(struct mg_inv_ctx *c, struct mg_group *g, const struct mg_node *node,
+                           const char *where)
+{
+    const unsigned char *s;
+    size_t chars = 0;
+
+    g->slice_at = node->mark;
+    mg_get_string(c->d, node, mg_printf(c->a, "%s.slice", where), -1, &g->slice);
+    if (!g->slice)
+        return;
+    for (s = (const unsigned char *)g->slice; *s; s++) {
+        if (*s < 0x20 || *s == 0x7f) {
+            mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
+                     "%s.slice: found the control character #x%02X in %s, expected a name of "
+                     "printable characters",
+                     where, *s, mg_show(c->a, g->slice));
+            g->slice = NULL;
+            return;
+        }
+        chars += (*s & 0xC0) != 0x80;
+    }
+    if (chars == 0)
+        mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
+                 "%s.slice: found an empty string, expected the slice's name (or no 'slice' "
+                 "for hosts in no slice)",
+                 where);
+    else if (chars > MG_SLICE_NAME_MAX)
+        mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
+                 "%s.slice: found a name of %zu characters, expected at most %d", where, chars,
+                 MG_SLICE_NAME_MAX);
+    if (chars == 0 || chars > MG_SLICE_NAME_MAX)
+        g->slice = NULL;
+}
+
 /* The groups that name one slice so far: the first, and the first that is
  * a TPU slice (n when none). */
 struct mg_slice_seen {
@@ -670,19 +714,8 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
                 g->n_names = 0;
         }
     }
-    if (v[MG_GK_SLICE]) {
-        g->slice_at = v[MG_GK_SLICE]->mark;
-        mg_get_string(c->d, v[MG_GK_SLICE], mg_printf(c->a, "%s.slice", where), -1, &g->slice);
-        /* "" is how the tables, `meshgen env` and resolve's null write no
-         * slice: as a name it would be a granule that reads as none. */
-        if (g->slice && !g->slice[0]) {
-            mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
-                     "%s.slice: found an empty string, expected the slice's name (or no "
-                     "'slice' for hosts in no slice)",
-                     where);
-            g->slice = NULL;
-        }
-    }
+    if (v[MG_GK_SLICE])
+        mg_group_slice(c, g, v[MG_GK_SLICE], where);
     if (v[MG_GK_TPU]) {
         /* A slice is a granule of its own even when the file names none;
          * its name waits for every group's (mg_name_auto_slices). */

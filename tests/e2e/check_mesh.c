@@ -19,6 +19,24 @@
         exit(1);                                                                                   \
     } while (0)
 
+/* s as a JSON string: quotes, backslashes and control characters escaped,
+ * other bytes as they are (the tables hold UTF-8). */
+static void json_string(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+    putchar('"');
+    for (; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
 int main(void)
 {
     const struct meshgen_mesh *m = &MESH;
@@ -71,6 +89,25 @@ int main(void)
     if (m->device_kind == MESHGEN_KIND_TPU &&
         meshgen_device_coords(m, m->n_inventory_devices, xyz_past, NULL) != MESHGEN_ERR_RANGE)
         FAIL("device_coords accepts a device past the last");
+    /* Every device's description strings, as the tables hold them (a long
+     * cpuset is a char array of its own there, not a literal). */
+    printf("],\n \"descriptions\": [");
+    for (d = 0; d < m->n_inventory_devices; d++) {
+        const struct meshgen_device_info *info = meshgen_device_info(m, d);
+        if (info == NULL)
+            FAIL("device_info(%d) is NULL", d);
+        printf("%s[", d ? ", " : "");
+        json_string(info->pci);
+        printf(", ");
+        json_string(info->vendor);
+        printf(", ");
+        json_string(info->model);
+        printf(", ");
+        json_string(info->uuid);
+        printf(", ");
+        json_string(info->cpuset);
+        printf("]");
+    }
     printf("],\n \"mesh\": [");
     for (f = 0; f < m->n_devices; f++)
         printf("%s%d", f ? ", " : "", (int)meshgen_mesh_device(m, f));

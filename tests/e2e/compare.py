@@ -76,6 +76,14 @@ def main():
                 if d["kind"] == "tpu"]
     if got["tpu"] != want_tpu:
         fails.append(f"tpu coords {got['tpu']} != resolve {want_tpu}")
+    # Every device's description strings: the tables' (the runtime's
+    # meshgen_device_info) against resolve's, "" where resolve has null.
+    fields = ("pci", "vendor", "model", "uuid", "cpuset")
+    want_desc = [[d[f] or "" for f in fields] for d in resolved["devices"]]
+    if got["descriptions"] != want_desc:
+        bad = next(i for i, (g, w) in enumerate(zip(got["descriptions"], want_desc)) if g != w) \
+            if len(got["descriptions"]) == len(want_desc) else "count"
+        fails.append(f"device descriptions differ from resolve's (first at device {bad})")
     if got["mesh"] != resolved["mesh"]:
         fails.append(f"mesh order {got['mesh']} != resolve {resolved['mesh']}")
     for pos, dev in enumerate(resolved["mesh"]):

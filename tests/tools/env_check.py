@@ -44,6 +44,7 @@ NAMES = [
     "CUDA_VISIBLE_DEVICES",
     "CUDA_DEVICE_ORDER",
     "ROCR_VISIBLE_DEVICES",
+    "HIP_VISIBLE_DEVICES",
     "ZE_AFFINITY_MASK",
     "ZE_ENABLE_PCI_ID_DEVICE_ORDER",
     "TPU_VISIBLE_CHIPS",
@@ -99,14 +100,17 @@ def mixed_vendors(meshgen, tmp, data):
     """One host, NVIDIA and AMD GPUs alternating in PCI bus order
     (tests/data/topo/nvidia-amd.xml): CUDA's list holds the NVIDIA GPUs, by
     UUID, and ROCR's the AMD ones by their index among the AMD GPUs alone
-    (0 and 1, not the host's 1 and 3). Then Intel, Habana and AMD
+    (0 and 1, not the host's 1 and 3); HIP_VISIBLE_DEVICES keeps both AMD
+    GPUs, as HIP would otherwise filter them by CUDA_VISIBLE_DEVICES. A
+    process of one vendor gets no HIP_VISIBLE_DEVICES. Then Intel, Habana and AMD
     (accel-0380.xml): the Habana card is in no list, said in a note and an
     env-vendor warning."""
     uuids = "GPU-18000000-0000-0000-0000-000000000000,GPU-86000000-0000-0000-0000-000000000000"
     mixed = ["--inventory", "%s/topo/nvidia-amd.xml" % data, "--host", "nvidia-amd"]
     expect(meshgen, tmp, "mixed.host", mixed + ["--mesh", "dp:4"],
            {"CUDA_VISIBLE_DEVICES": uuids, "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
-            "ROCR_VISIBLE_DEVICES": "0,1", "OMP_PLACES": "{0:2},{2:2}", "OMP_PROC_BIND": "spread",
+            "ROCR_VISIBLE_DEVICES": "0,1", "HIP_VISIBLE_DEVICES": "0,1",
+            "OMP_PLACES": "{0:2},{2:2}", "OMP_PROC_BIND": "spread",
             "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"})
     with open(os.path.join(tmp, "mixed.yaml"), "w") as f:
         f.write("meshgen: 1\nname: mixed\ninventory: %s/topo/nvidia-amd.xml\nmesh:\n"

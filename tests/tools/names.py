@@ -7,7 +7,11 @@ every generated pair is then included and linked into ONE program with the
 runtime, compiled with -std=c11 -Wall -Wextra -Wpedantic -Werror (a macro
 defined twice, a header guard shared by two meshes or a symbol defined twice
 fails the build), and the program checks the value of every constant that a
-collision would have changed, at compile time and at run time.
+collision would have changed, at compile time and at run time. The same
+program is then built as C++17 (-Wall -Wextra -Wpedantic -Werror, the
+C++ compiler beside CC: g++ for gcc, clang++ for clang) against the same
+headers and the tables compiled as C, as a C++ program that includes the
+generated headers would be; skipped, and said so, when there is none.
 
     names.py MESHGEN RUNTIME_INCLUDE RUNTIME_C CC
 """
@@ -97,17 +101,61 @@ def refused(meshgen, d, fails):
                          f"{p.returncode}: {p.stderr.strip()}")
 
 
-def program():
+def program(cxx=False):
     lines = ["#include <stdio.h>", "#include <stdint.h>"]
     lines += [f'#include "{n}_mesh.h"' for n in ACCEPTED]
     # Every constant expression also at compile time.
-    lines += [f'_Static_assert(({e}) == {v}, "{e}");' for e, v in CHECKS if "mesh." not in e]
+    assert_kw = "static_assert" if cxx else "_Static_assert"
+    lines += [f'{assert_kw}(({e}) == {v}, "{e}");' for e, v in CHECKS if "mesh." not in e]
     lines.append("int main(void)\n{\n    int bad = 0;")
     for e, v in CHECKS:
         lines.append(f'    if (({e}) != {v}) {{ printf("%s is %ld, not {v}\\n", "{e}", '
                      f'(long)({e})); bad = 1; }}')
     lines.append('    printf("%d checks\\n", ' + str(len(CHECKS)) + ');\n    return bad;\n}')
     return "\n".join(lines) + "\n"
+
+
+def cxx_compiler(cc):
+    """The C++ compiler beside cc (g++ for gcc, clang++ for clang), or None."""
+    base = os.path.basename(cc)
+    for c, cxx in (("clang", "clang++"), ("gcc", "g++"), ("cc", "c++")):
+        if base.startswith(c):
+            path = os.path.join(os.path.dirname(cc), cxx + base[len(c):])
+            return path if os.access(path, os.X_OK) else None
+    return None
+
+
+def cxx_pass(cc, include, out, runtime_c, d, srcs, fails):
+    """The same program as C++17, linked with the tables and the runtime
+    compiled as C."""
+    cxx = cxx_compiler(cc)
+    if cxx is None:
+        print(f"no C++ compiler beside {cc}: the C++ pass is skipped")
+        return
+    main_cpp = os.path.join(d, "main.cpp")
+    with open(main_cpp, "w") as f:
+        f.write(program(cxx=True))
+    objs = []
+    for src in srcs + [runtime_c]:
+        obj = os.path.join(d, os.path.basename(src) + ".o")
+        p = subprocess.run([cc, "-std=c11", "-I", include, "-I", out, "-c", src, "-o", obj],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            fails.append(f"{cc} -c {src}:\n{p.stderr}")
+            return
+        objs.append(obj)
+    exe = os.path.join(d, "names_cxx")
+    p = subprocess.run([cxx, "-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I",
+                        include, "-I", out, "-o", exe, main_cpp] + objs,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        fails.append(f"{cxx}: the generated headers do not build as C++17:\n{p.stderr}")
+        return
+    p = subprocess.run([exe], capture_output=True, text=True)
+    if p.returncode != 0 or f"{len(CHECKS)} checks" not in p.stdout:
+        fails.append(f"the C++ program found wrong values:\n{p.stdout}")
+    else:
+        print(f"C++17 ({cxx}): the headers build and the values hold")
 
 
 def main():
@@ -140,6 +188,7 @@ def main():
                 p = subprocess.run([exe], capture_output=True, text=True)
                 if p.returncode != 0 or f"{len(CHECKS)} checks" not in p.stdout:
                     fails.append(f"the program found wrong values:\n{p.stdout}")
+                cxx_pass(cc, include, out, runtime_c, d, srcs, fails)
     for f in fails:
         print("FAIL:", f)
     print(f"{len(REFUSED)} refused, {len(ACCEPTED)} meshes in one program, {len(CHECKS)} values: "

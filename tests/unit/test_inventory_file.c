@@ -940,6 +940,34 @@ static void test_empty_slice(void **state)
     assert_int_equal(f->diags.n_errors, 1);
 }
 
+/* A slice name of a control character is refused (show and meshgen
+ * inventory print it as it is), and one past 255 characters (the generated
+ * C's string literal); 255 characters of two bytes each are fine. */
+static void test_slice_name_refused(void **state)
+{
+    struct fx *f = *state;
+    char text[1400], *p;
+    int i;
+
+    assert_null(load(f, INV_DATA "/errors/control-slice.yaml"));
+    expect_message(expect_diag(&f->diags, "inventory-slice", 7, 12),
+                   "hosts[0].slice: found the control character #x1B in 'r\\x1B[2Jx'");
+    assert_int_equal(f->diags.n_errors, 1);
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load(f, INV_DATA "/errors/long-slice.yaml"));
+    expect_message(expect_diag(&f->diags, "inventory-slice", 6, 12),
+                   "hosts[0].slice: found a name of 256 characters, expected at most 255");
+    assert_int_equal(f->diags.n_errors, 1);
+    mg_diags_init(&f->diags, &f->arena);
+    p = text + sprintf(text, "meshgen-inventory: 1\nhosts:\n  - {names: t0, tpu: v5e, "
+                             "topology: 1x1, slice: ");
+    for (i = 0; i < 255; i++)
+        p += sprintf(p, "\u00e9");
+    strcpy(p, "}\n");
+    assert_non_null(load_text(f, text));
+    expect_clean(&f->diags);
+}
+
 /* A missing snapshot: one error for the group, naming the first host
  * without one and its path. */
 static void test_missing_snapshot(void **state)
@@ -1062,6 +1090,7 @@ int main(void)
         T(test_tpu_slice_pairs),
         T(test_tpu_auto_slice_names),
         T(test_empty_slice),
+        T(test_slice_name_refused),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
