@@ -335,15 +335,6 @@ void mg_torus_slices_free(struct mg_torus_slice *s, int n)
     free(s);
 }
 
-/* A slice's name for the terminal: YAML's escapes ("\e[2J") can put
- * control bytes in it, which would drive the terminal; each is a '?', as
- * the SVG shows it. */
-static void mg_grid_name(struct mg_buf *b, const char *s)
-{
-    for (; *s; s++)
-        mg_buf_put(b, (unsigned char)*s < 0x20 || *s == 0x7f ? "?" : s, 1);
-}
-
 static void mg_emit_torus(struct mg_buf *b, const struct mg_plan *p)
 {
     struct mg_torus_slice *s;
@@ -353,9 +344,8 @@ static void mg_emit_torus(struct mg_buf *b, const struct mg_plan *p)
         return;
     n = mg_torus_slices(p, &s);
     for (g = 0; g < n; g++) {
-        mg_buf_puts(b, "\nphysical torus of ");
-        mg_grid_name(b, s[g].name);
-        mg_buf_printf(b, " (%s %dx%d", s[g].tpu->name, s[g].dims[0], s[g].dims[1]);
+        mg_buf_printf(b, "\nphysical torus of %s (%s %dx%d", s[g].name, s[g].tpu->name,
+                      s[g].dims[0], s[g].dims[1]);
         if (s[g].tpu->topology_dims == 3)
             mg_buf_printf(b, "x%d", s[g].dims[2]);
         mg_buf_puts(b, "): rows y, columns x, one plane per z; cells: mesh coordinates (");
