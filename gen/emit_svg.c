@@ -59,10 +59,16 @@ struct mg_svg {
 };
 
 /* Text content or an attribute value: XML-escaped, control characters
- * (which XML 1.0 cannot hold even escaped) as '?'. */
+ * and the noncharacters U+FFFE and U+FFFF (which XML 1.0 cannot hold even
+ * escaped; YAML's "\uFFFE" makes them) as '?'. */
 static void mg_svg_text(struct mg_buf *b, const char *s)
 {
     for (; *s; s++) {
+        if (memcmp(s, "\xef\xbf", 2) == 0 && (s[2] == '\xbe' || s[2] == '\xbf')) {
+            mg_buf_puts(b, "?");
+            s += 2;
+            continue;
+        }
         switch (*s) {
         case '<': mg_buf_puts(b, "&lt;"); break;
         case '>': mg_buf_puts(b, "&gt;"); break;

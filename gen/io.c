@@ -624,6 +624,27 @@ out:
     return same;
 }
 
+/* Whether two targets name one file: the same name in the same directory,
+ * however the directory is reached (a link, "."/".."). A directory that
+ * cannot be looked at answers no; opening it for the lock then fails. */
+static int mg_same_target(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    char *da, *db;
+    struct stat st_a, st_b;
+    int same;
+
+    if (strcmp(sa ? sa + 1 : a, sb ? sb + 1 : b) != 0)
+        return 0;
+    da = sa ? strndup(a, sa == a ? 1 : (size_t)(sa - a)) : strdup(".");
+    db = sb ? strndup(b, sb == b ? 1 : (size_t)(sb - b)) : strdup(".");
+    same = da && db && stat(da, &st_a) == 0 && stat(db, &st_b) == 0 && st_a.st_dev == st_b.st_dev &&
+           st_a.st_ino == st_b.st_ino;
+    free(da);
+    free(db);
+    return same;
+}
+
 /* mg_write_files and mg_write_changed: with only_changed, a regular target
  * that already holds its bytes is left alone. The comparison is made under
  * the lock too, so a run never keeps one file of a pair that another run
@@ -644,6 +665,14 @@ static int mg_write_set(int n, const char *const *paths, const char *const *data
     for (i = 0; i < n; i++)
         if (!(target[i] = mg_out_target(paths[i], &direct[i])))
             goto out;
+    /* Two names of one file (a depfile that is the .c) would leave it
+     * holding whichever was renamed last: refused, nothing written. */
+    for (i = 0; i < n; i++)
+        for (m = i + 1; m < n; m++)
+            if (mg_same_target(target[i], target[m])) {
+                errno = EEXIST;
+                goto out;
+            }
     if (mg_lock_dirs(&locks, n, target, direct) != 0)
         goto out;
     for (i = m = 0; i < n; i++) {

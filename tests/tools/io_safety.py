@@ -17,7 +17,8 @@ of the machine is written.
 - a FIFO as the spec, --inventory, a spec's inventory: or an inventory's
   topology: is refused at once (exit 2), a missing, directory or looping
   input is an I/O error (exit 2) wherever it is named;
-- -o naming a regular file says so.
+- -o naming a regular file says so; a --depfile that is the .h or the .c
+  (by any path) is refused and nothing is written.
 
     io_safety.py MESHGEN
 """
@@ -50,14 +51,27 @@ class Checks:
             self.fails.append(what)
 
 
-def read_fifo(path, into):
-    """Reads a FIFO to its end in a thread; into[0] gets the bytes."""
-    def reader():
-        with open(path, "rb") as f:
-            into.append(f.read())
-    t = threading.Thread(target=reader, daemon=True)
-    t.start()
-    return t
+class read_fifo:
+    """Reads a FIFO to its end in a thread; into[0] gets the bytes. The
+    read end is open before the constructor returns (a thread that opened
+    it later lost the race to meshgen's non-blocking open under load: ENXIO,
+    exit 2), and a write end of our own keeps the reader from seeing the end
+    before meshgen writes; join() closes it and waits."""
+
+    def __init__(self, path, into):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self.w = os.open(path, os.O_WRONLY)
+        os.set_blocking(fd, True)
+
+        def reader():
+            with os.fdopen(fd, "rb") as f:
+                into.append(f.read())
+        self.t = threading.Thread(target=reader, daemon=True)
+        self.t.start()
+
+    def join(self, timeout):
+        os.close(self.w)
+        self.t.join(timeout)
 
 
 def outputs(meshgen, d, c):
@@ -127,6 +141,18 @@ def outputs(meshgen, d, c):
              not os.path.exists(os.path.join(out, "nodep_mesh.h")) and
              not os.path.exists(os.path.join(out, "nodep_mesh.c")),
              f"--depfile into a missing directory: exit {p.returncode} {p.stderr}")
+    # A depfile that is one of the tables, by its name, through a linked
+    # directory or through "..": refused, and neither table is written (it
+    # was the .c holding the depfile, or the .h, whichever was renamed last).
+    os.symlink("gen", os.path.join(d, "gen-link"))
+    for dep in (os.path.join(out, "same_mesh.c"), os.path.join(d, "gen-link", "same_mesh.h"),
+                os.path.join(out, "..", "gen", "same_mesh.c")):
+        p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "same",
+                "--depfile", dep, "-o", out)
+        c.expect(p.returncode == 2 and b"the depfile is the .h or the .c" in p.stderr and
+                 not os.path.exists(os.path.join(out, "same_mesh.h")) and
+                 not os.path.exists(os.path.join(out, "same_mesh.c")),
+                 f"--depfile {dep}, one of the tables: exit {p.returncode} {p.stderr}")
 
 
 def stdout_failures(meshgen, d, c):

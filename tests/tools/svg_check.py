@@ -276,6 +276,28 @@ def test_torus(root, meshgen, tmp):
           f"blocks, {os.path.getsize(svg)} bytes")
 
 
+def test_noncharacters(meshgen, tmp):
+    """YAML's escapes can make U+FFFE and U+FFFF, which XML 1.0 cannot hold
+    even escaped: a slice named with them (host names are letters, digits
+    and '-._' only) still gives a document that parses, the characters
+    shown as '?'."""
+    inv, spec = (os.path.join(tmp, "nonchar" + e) for e in (".inv.yaml", ".yaml"))
+    with open(inv, "w", encoding="utf-8") as f:
+        f.write('meshgen-inventory: 1\nhosts:\n  - names: h-w[0-1]\n'
+                '    tpu: v5e\n    topology: 2x4\n    slice: "s\\uFFFEx\\uFFFF"\n')
+    with open(spec, "w", encoding="utf-8") as f:
+        f.write("meshgen: 1\nname: nonchar\ninventory: nonchar.inv.yaml\nmesh:\n"
+                "  axes: [dp, tp]\n  shape: [-1, 4]\n")
+    svg = os.path.join(tmp, "nonchar.svg")
+    try:
+        pic = show(meshgen, spec, svg)
+    except ET.ParseError as e:
+        check(False, f"U+FFFE and U+FFFF in names: not well-formed XML: {e}")
+        return
+    heads = [t.text for t in pic.iter(NS + "text") if t.get("class") == "slice"]
+    check(heads and heads[0].startswith("s?x?:"), f"U+FFFE and U+FFFF: slice heading {heads}")
+
+
 # Meshes of other devices: their pictures are the grid's alone, unchanged by
 # the TPU view (tests/data/svg/<name>.svg).
 GOLDEN = [("nvlink-racks", ["--color-by", "slice"]), ("pipeline-16", ["--color-by", "stage"]),
@@ -306,6 +328,7 @@ def main():
         test_long_names(meshgen, tmp)
         test_million(root, meshgen, tmp)
         test_torus(root, meshgen, tmp)
+        test_noncharacters(meshgen, tmp)
         test_golden(root, meshgen, tmp)
     print(f"svg: {len(FAILS)} failures")
     sys.exit(1 if FAILS else 0)

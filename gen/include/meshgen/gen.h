@@ -747,7 +747,8 @@ void mg_emit_diags(struct mg_buf *out, const struct mg_diags *d, enum mg_diag_fo
  * Returns 0, or -1 with errno set. */
 int mg_write_atomic(const char *path, const char *data, size_t len);
 /* The same for a set of files that belong together (a .h and its .c):
- * either all are replaced or none is. At most MG_MAX_OUTPUTS. */
+ * either all are replaced or none is. At most MG_MAX_OUTPUTS. Two paths
+ * that name one file (through a link or "..") are refused: EEXIST. */
 #define MG_MAX_OUTPUTS 4
 int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens);
 /* mg_write_files for the files whose bytes differ from data: a file that
