@@ -521,7 +521,10 @@ MESHGEN_API int meshgen_env_vendor_var(const char *vendor);
  *   vendor in PCI bus id order, the numbering that vendor's runtime gives
  *   them on a host of mixed vendors; CUDA numbers devices fastest first
  *   unless CUDA_DEVICE_ORDER=PCI_BUS_ID is also set, Level Zero in PCI
- *   order only with ZE_ENABLE_PCI_ID_DEVICE_ORDER=1, and indices count
+ *   order only with ZE_ENABLE_PCI_ID_DEVICE_ORDER=1 (and its indices
+ *   count cards, as this list does, only with
+ *   ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE: its default FLAT hierarchy counts
+ *   each tile of a multi-tile card), and indices count
  *   within whatever the launcher already made visible. An empty string (a
  *   process with no GPU of the vendor) hides every GPU of it from CUDA and
  *   ROCm.
