@@ -230,6 +230,8 @@ static const char *mg_write_error(int err)
         return "it is neither a regular file, a FIFO nor a character device";
     if (err == EISDIR)
         return "it is a directory";
+    if (err == EBADF) /* /dev/fd/N: io.c, mg_own_fd */
+        return "it names a descriptor that is not open for writing";
     if (err == EEXIST) /* only generate writes several: the .h, .c, depfile */
         return "the depfile is the .h or the .c";
     return strerror(err);

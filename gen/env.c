@@ -237,7 +237,13 @@ static const char *mg_env_first_n(struct mg_arena *a, int n)
  * in that order, each listing that vendor's GPUs of the process in the
  * numbering its runtime uses (meshgen_placement_env: UUIDs, else indices
  * among the host's GPUs of that vendor in PCI bus order, the order that
- * CUDA_DEVICE_ORDER and ZE_ENABLE_PCI_ID_DEVICE_ORDER ask for). A GPU of
+ * CUDA_DEVICE_ORDER and ZE_ENABLE_PCI_ID_DEVICE_ORDER ask for). Level
+ * Zero's mask also gets ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE: the inventory
+ * counts an Intel GPU per PCI device, a card (runtime/hwloc_devices.c,
+ * meshgen__find_gpus), but Level Zero's default hierarchy is FLAT, where
+ * each tile of a multi-tile card (Data Center GPU Max 1550: two) is a
+ * device of its own and mask indices count tiles; under COMPOSITE they
+ * count cards, as the mask does (docs/reference.md §6). A GPU of
  * any other vendor has no variable: it is named in a note and an env-vendor
  * warning, never dropped in silence. With both CUDA's and ROCm's lists,
  * HIP_VISIBLE_DEVICES keeps every GPU ROCR shows: HIP on AMD takes
@@ -279,8 +285,10 @@ static void mg_env_visible(struct mg_arena *a, struct mg_diags *d, struct mg_mar
         else if (vars[i] == MESHGEN_ENV_ROCR_VISIBLE_DEVICES &&
                  has[MESHGEN_ENV_CUDA_VISIBLE_DEVICES])
             mg_env_add(e, "HIP_VISIBLE_DEVICES", mg_env_first_n(a, has[vars[i]]));
-        else if (vars[i] == MESHGEN_ENV_ZE_AFFINITY_MASK)
+        else if (vars[i] == MESHGEN_ENV_ZE_AFFINITY_MASK) {
             mg_env_add(e, "ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1");
+            mg_env_add(e, "ZE_FLAT_DEVICE_HIERARCHY", "COMPOSITE");
+        }
     }
     if (unknown) {
         const char *what =

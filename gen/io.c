@@ -312,21 +312,109 @@ fail:
     return NULL;
 }
 
+/* The path a symbolic link at cur points to, malloc'd: its target as
+ * written, relative to cur's directory. NULL (errno) when it cannot be
+ * read. */
+static char *mg_link_next(const char *cur)
+{
+    char link[4096], *next;
+    ssize_t n = readlink(cur, link, sizeof link - 1);
+
+    if (n < 0)
+        return NULL;
+    link[n] = '\0';
+    next = malloc(strlen(cur) + (size_t)n + 2);
+    if (next && link[0] == '/') {
+        strcpy(next, link);
+    } else if (next) {
+        const char *slash = strrchr(cur, '/');
+        size_t k = slash ? (size_t)(slash - cur) + 1 : 0;
+        memcpy(next, cur, k);
+        strcpy(next + k, link);
+    }
+    return next;
+}
+
+/* Whether two stat results are one file. */
+static int mg_same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* The descriptor that path names when it is an entry of this process's
+ * own descriptor directory (Linux's /proc/self/fd, which /dev/fd links to,
+ * or /proc/thread-self/fd), however that directory is reached; -1 when it
+ * is not one. The directory is told by its identity, not by its name. */
+static int mg_own_fd_entry(const char *path)
+{
+    static const char *const dirs[] = {"/proc/self/fd", "/proc/thread-self/fd"};
+    const char *base = mg_path_basename(path);
+    char *dir;
+    struct stat st, own;
+    size_t i, n = strlen(base);
+    int found = 0;
+
+    if (n == 0 || n > 9 || strspn(base, "0123456789") != n)
+        return -1;
+    dir = base == path ? strdup(".")
+                       : strndup(path, base - 1 == path ? 1 : (size_t)(base - 1 - path));
+    if (dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        for (i = 0; i < sizeof dirs / sizeof dirs[0] && !found; i++)
+            found = stat(dirs[i], &own) == 0 && mg_same_file(&st, &own);
+    free(dir);
+    return found ? atoi(base) : -1;
+}
+
+/* Whether path, or a link on the way to its target, names one of this
+ * process's own descriptors (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N): returns the descriptor, -1 when it names none, -2
+ * (errno EBADF) when the descriptor it names is not open for writing,
+ * found before anything is written. Such a path is
+ * written through the descriptor itself (docs/reference.md, "Files and
+ * streams"): following the link to a regular file and replacing that by
+ * rename would leave the caller's descriptor on the old, unlinked file,
+ * and reopening it would write from offset 0 over what the stream holds. */
+static int mg_own_fd(const char *path)
+{
+    char *cur = strdup(path), *next;
+    struct stat st;
+    int hops, fd = -1, flags;
+
+    for (hops = 0; cur && hops < 40; hops++) {
+        if ((fd = mg_own_fd_entry(cur)) >= 0 || lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            break;
+        next = mg_link_next(cur);
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    if (fd >= 0 && ((flags = fcntl(fd, F_GETFL)) < 0 || (flags & O_ACCMODE) == O_RDONLY)) {
+        errno = EBADF;
+        return -2;
+    }
+    return fd;
+}
+
 /* Where a write to path goes (docs/reference.md, "Files and streams"):
- * *direct is set for a FIFO or character device, which is written in
- * place; a regular file (or none yet) is replaced atomically, through any
- * symbolic links, so the link stays and its target changes. Anything else
- * is refused (ENOTSUP, or EISDIR). Returns the malloc'd path to write, or
- * NULL with errno set. */
-static char *mg_out_target(const char *path, int *direct)
+ * *fd is set for a path that names one of this process's descriptors
+ * (mg_own_fd), which is written through it; *direct is set for that and
+ * for a FIFO or character device, which is written in place; a regular
+ * file (or none yet) is replaced atomically, through any symbolic links,
+ * so the link stays and its target changes. Anything else is refused
+ * (ENOTSUP, or EISDIR). Returns the malloc'd path to write, or NULL with
+ * errno set. */
+static char *mg_out_target(const char *path, int *direct, int *fd)
 {
     struct stat st;
-    char *cur = strdup(path), link[4096];
+    char *cur;
     int hops;
 
     *direct = 0;
-    if (cur && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+    if ((*fd = mg_own_fd(path)) == -2)
+        return NULL;
+    cur = strdup(path);
+    if (cur && (*fd >= 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))) {
+        if (*fd >= 0 || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
             *direct = 1;
             return cur;
         }
@@ -337,30 +425,39 @@ static char *mg_out_target(const char *path, int *direct)
     /* A link is followed by hand, not by realpath(): its target may not
      * exist yet, and then it is created. */
     for (hops = 0; cur && hops < 40; hops++) {
-        ssize_t n;
         char *next;
         if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
             return cur;
-        n = readlink(cur, link, sizeof link - 1);
-        if (n < 0)
-            break;
-        link[n] = '\0';
-        next = malloc(strlen(cur) + (size_t)n + 2);
-        if (next && link[0] == '/') {
-            strcpy(next, link);
-        } else if (next) {
-            const char *slash = strrchr(cur, '/');
-            size_t k = slash ? (size_t)(slash - cur) + 1 : 0;
-            memcpy(next, cur, k);
-            strcpy(next + k, link);
-        }
+        next = mg_link_next(cur);
         free(cur);
+        if (!next)
+            return NULL;
         cur = next;
     }
     if (cur)
         errno = ELOOP;
     free(cur);
     return NULL;
+}
+
+/* Writes data through descriptor fd, at its own offset, after whatever
+ * this process's streams hold (so that `--svg /dev/stdout` follows what
+ * was printed before it). */
+static int mg_write_fd(int fd, const char *data, size_t len)
+{
+    size_t done = 0;
+
+    if (fflush(NULL) != 0)
+        return -1;
+    while (done < len) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        done += (size_t)n;
+    }
+    return 0;
 }
 
 /* Writes data to a FIFO or device in place. A FIFO that no process reads
@@ -645,6 +742,16 @@ static int mg_same_target(const char *a, const char *b)
     return same;
 }
 
+/* Whether descriptor fd (-1: none) is open on the regular file that path
+ * names: /dev/stdout while stdout is redirected to the .c. */
+static int mg_fd_is_target(int fd, const char *path)
+{
+    struct stat a, b;
+
+    return fd >= 0 && fstat(fd, &a) == 0 && S_ISREG(a.st_mode) && stat(path, &b) == 0 &&
+           mg_same_file(&a, &b);
+}
+
 /* mg_write_files and mg_write_changed: with only_changed, a regular target
  * that already holds its bytes is left alone. The comparison is made under
  * the lock too, so a run never keeps one file of a pair that another run
@@ -653,7 +760,7 @@ static int mg_write_set(int n, const char *const *paths, const char *const *data
                         const size_t *lens, int only_changed)
 {
     char *target[MG_MAX_OUTPUTS] = {0};
-    int direct[MG_MAX_OUTPUTS] = {0}, i, m, saved, rc = -1;
+    int direct[MG_MAX_OUTPUTS] = {0}, fd[MG_MAX_OUTPUTS], i, m, saved, rc = -1;
     struct mg_locks locks = {0};
     const char *d[MG_MAX_OUTPUTS];
     size_t l[MG_MAX_OUTPUTS];
@@ -663,13 +770,15 @@ static int mg_write_set(int n, const char *const *paths, const char *const *data
         return -1;
     }
     for (i = 0; i < n; i++)
-        if (!(target[i] = mg_out_target(paths[i], &direct[i])))
+        if (!(target[i] = mg_out_target(paths[i], &direct[i], &fd[i])))
             goto out;
-    /* Two names of one file (a depfile that is the .c) would leave it
-     * holding whichever was renamed last: refused, nothing written. */
+    /* Two names of one file (a depfile that is the .c, or /dev/stdout
+     * when stdout is the .c) would leave it holding whichever was
+     * renamed last: refused, nothing written. */
     for (i = 0; i < n; i++)
         for (m = i + 1; m < n; m++)
-            if (mg_same_target(target[i], target[m])) {
+            if (mg_same_target(target[i], target[m]) || mg_fd_is_target(fd[i], target[m]) ||
+                mg_fd_is_target(fd[m], target[i])) {
                 errno = EEXIST;
                 goto out;
             }
@@ -685,6 +794,7 @@ static int mg_write_set(int n, const char *const *paths, const char *const *data
         }
         target[m] = target[i];
         direct[m] = direct[i];
+        fd[m] = fd[i];
         d[m] = data[i];
         l[m] = lens[i];
         m++;
@@ -696,7 +806,8 @@ static int mg_write_set(int n, const char *const *paths, const char *const *data
      * that are replaced have been. */
     for (i = 0; rc == 0 && i < m; i++)
         if (direct[i])
-            rc = mg_write_direct(target[i], d[i], l[i]);
+            rc = fd[i] >= 0 ? mg_write_fd(fd[i], d[i], l[i])
+                            : mg_write_direct(target[i], d[i], l[i]);
 out:
     saved = errno;
     mg_unlock_dirs(&locks);

@@ -47,6 +47,7 @@ NAMES = [
     "HIP_VISIBLE_DEVICES",
     "ZE_AFFINITY_MASK",
     "ZE_ENABLE_PCI_ID_DEVICE_ORDER",
+    "ZE_FLAT_DEVICE_HIERARCHY",
     "TPU_VISIBLE_CHIPS",
     "TPU_CHIPS_PER_PROCESS_BOUNDS",
     "TPU_PROCESS_BOUNDS",
@@ -104,7 +105,9 @@ def mixed_vendors(meshgen, tmp, data):
     GPUs, as HIP would otherwise filter them by CUDA_VISIBLE_DEVICES. A
     process of one vendor gets no HIP_VISIBLE_DEVICES. Then Intel, Habana and AMD
     (accel-0380.xml): the Habana card is in no list, said in a note and an
-    env-vendor warning."""
+    env-vendor warning; the Intel card, a two-tile Max 1550 that the mesh
+    counts as one device, is mask index 0 under ZE_FLAT_DEVICE_HIERARCHY=
+    COMPOSITE (Level Zero's default FLAT would count its tiles)."""
     uuids = "GPU-18000000-0000-0000-0000-000000000000,GPU-86000000-0000-0000-0000-000000000000"
     mixed = ["--inventory", "%s/topo/nvidia-amd.xml" % data, "--host", "nvidia-amd"]
     expect(meshgen, tmp, "mixed.host", mixed + ["--mesh", "dp:4"],
@@ -125,7 +128,8 @@ def mixed_vendors(meshgen, tmp, data):
     accel = ["--inventory", "%s/topo/accel-0380.xml" % data, "--mesh", "dp:4", "--process", "0"]
     r = expect(meshgen, tmp, "mixed.unknown", accel,
                {"ROCR_VISIBLE_DEVICES": "0,1", "ZE_AFFINITY_MASK": "0",
-                "ZE_ENABLE_PCI_ID_DEVICE_ORDER": "1", "OMP_PLACES": "{0:2},{2:2}",
+                "ZE_ENABLE_PCI_ID_DEVICE_ORDER": "1", "ZE_FLAT_DEVICE_HIERARCHY": "COMPOSITE",
+                "OMP_PLACES": "{0:2},{2:2}",
                 "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"},
                notes=["device 1 (0000:2a:00.0, vendor 'Habana Labs Ltd.') is a GPU of a vendor "
                       "with no visible-devices variable"])

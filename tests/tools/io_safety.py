@@ -18,7 +18,13 @@ of the machine is written.
   topology: is refused at once (exit 2), a missing, directory or looping
   input is an I/O error (exit 2) wherever it is named;
 - -o naming a regular file says so; a --depfile that is the .h or the .c
-  (by any path) is refused and nothing is written.
+  (by any path) is refused and nothing is written;
+- a path that names meshgen's own descriptor (/dev/stdout, /dev/stderr,
+  /dev/fd/N, /proc/self/fd/N), with that descriptor on a private regular
+  file, is written through the descriptor at its offset (the file keeps
+  its inode and what it held), never replaced by a new file; a descriptor
+  that is not open for writing, or open on the .c, is refused and nothing
+  is written.
 
     io_safety.py MESHGEN
 """
@@ -155,6 +161,75 @@ def outputs(meshgen, d, c):
                  f"--depfile {dep}, one of the tables: exit {p.returncode} {p.stderr}")
 
 
+def own_streams(meshgen, d, c):
+    """/dev/stdout and its kin while the stream is a private regular file:
+    written through the descriptor, after what the file already held."""
+    if not os.path.isdir("/proc/self/fd"):
+        return  # the rule is Linux's /proc/self/fd; elsewhere links are followed
+    gen = ["generate", "--mesh", "dp:8", "--inventory", INV, "--name", "own", "-o", d]
+
+    def through(args, name, fd=1, want=b"own_mesh.h"):
+        """Runs meshgen with descriptor fd on a private file that holds
+        'before\n'; returns (exit, the file's bytes, same inode)."""
+        path = os.path.join(d, name)
+        with open(path, "wb") as f:
+            f.write(b"before\n")
+            f.flush()
+            ino = os.fstat(f.fileno()).st_ino
+            kw = {"stdout": f if fd == 1 else subprocess.DEVNULL,
+                  "stderr": f if fd == 2 else subprocess.PIPE}
+            if fd > 2:
+                os.dup2(f.fileno(), fd)
+                kw["pass_fds"] = (fd,)
+            try:
+                p = subprocess.run([meshgen] + args, timeout=TIMEOUT, **kw)
+            finally:
+                if fd > 2:
+                    os.close(fd)
+        data = open(path, "rb").read()
+        same = os.stat(path).st_ino == ino
+        c.expect(p.returncode == 0 and same and data.startswith(b"before\n") and
+                 want in data[7:], f"{args[-1]} on a private file ({name}): exit "
+                 f"{p.returncode}, same inode {same}, {data[:80]!r} {p.stderr!r}")
+        return data
+
+    for dep in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"):
+        through(gen + ["--depfile", dep], "dep-" + dep.replace("/", "_"))
+    through(gen + ["--depfile", "/dev/stderr"], "dep-stderr", fd=2)
+    through(gen + ["--depfile", "/dev/fd/7"], "dep-fd7", fd=7)
+    # A link to /dev/stdout is the descriptor too.
+    os.symlink("/dev/stdout", os.path.join(d, "out-link"))
+    through(gen + ["--depfile", os.path.join(d, "out-link")], "dep-link")
+    c.expect(os.path.islink(os.path.join(d, "out-link")), "the link to /dev/stdout was replaced")
+    # show: its text first, then the SVG, both in the file.
+    data = through(["show", "--mesh", "dp:8", "--inventory", INV, "--svg", "/dev/stdout"],
+                   "show-svg", want=b"<svg")
+    c.expect(b"dp=8" in data and data.find(b"dp=8") < data.find(b"<svg"),
+             f"show --svg /dev/stdout: the text does not precede the SVG: {data[:120]!r}")
+    through(["inventory", "--inventory", INV, "--export", "/dev/stdout"], "export",
+            want=b"<topology")
+    # Refused before anything is written: a descriptor not open, one open
+    # only for reading, one open on the .c itself.
+    for name in ("own_mesh.h", "own_mesh.c"):
+        os.unlink(os.path.join(d, name))
+    p = run(meshgen, *gen, "--depfile", "/dev/fd/250")
+    c.expect(p.returncode == 2 and b"not open for writing" in p.stderr and
+             not os.path.exists(os.path.join(d, "own_mesh.h")),
+             f"--depfile /dev/fd/250 (not open): exit {p.returncode} {p.stderr}")
+    with open(os.path.join(d, "dep-fd7"), "rb") as f:
+        p = subprocess.run([meshgen] + gen + ["--depfile", "/dev/stdout"], stdout=f,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT)
+    c.expect(p.returncode == 2 and b"not open for writing" in p.stderr and
+             not os.path.exists(os.path.join(d, "own_mesh.h")),
+             f"--depfile /dev/stdout (read-only): exit {p.returncode} {p.stderr}")
+    with open(os.path.join(d, "own_mesh.c"), "wb") as f:
+        p = subprocess.run([meshgen] + gen + ["--depfile", "/dev/stdout"], stdout=f,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT)
+    c.expect(p.returncode == 2 and b"the depfile is the .h or the .c" in p.stderr and
+             not os.path.exists(os.path.join(d, "own_mesh.h")),
+             f"--depfile /dev/stdout > the .c: exit {p.returncode} {p.stderr}")
+
+
 def stdout_failures(meshgen, d, c):
     """stdout is a pipe whose reader has closed; SIGPIPE is ignored, so the
     write fails with EPIPE and meshgen must say so."""
@@ -269,7 +344,7 @@ def main():
     meshgen = os.path.abspath(sys.argv[1])
     c = Checks()
     with tempfile.TemporaryDirectory() as d:
-        for part in (outputs, stdout_failures, concurrent, inputs):
+        for part in (outputs, own_streams, stdout_failures, concurrent, inputs):
             sub = os.path.join(d, part.__name__)
             os.mkdir(sub)
             part(meshgen, sub, c)

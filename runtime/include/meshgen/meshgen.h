@@ -30,9 +30,9 @@ extern "C" {
  * run time by meshgen_mesh_check().
  */
 #define MESHGEN_VERSION_MAJOR 0
-#define MESHGEN_VERSION_MINOR 2
+#define MESHGEN_VERSION_MINOR 3
 #define MESHGEN_VERSION_PATCH 0
-#define MESHGEN_VERSION_STRING "0.2.0"
+#define MESHGEN_VERSION_STRING "0.3.0"
 #define MESHGEN_VERSION_NUMBER                                                                     \
     (MESHGEN_VERSION_MAJOR * 10000 + MESHGEN_VERSION_MINOR * 100 + MESHGEN_VERSION_PATCH)
 /* The oldest generator whose output this runtime can read (0.2.0: table
@@ -259,7 +259,7 @@ struct meshgen_mesh {
  * The string is static: the caller must not free or modify it. */
 MESHGEN_API const char *meshgen_strerror(int err);
 
-/** The runtime's version string, e.g. "0.2.0" (static, MESHGEN_VERSION_STRING
+/** The runtime's version string, e.g. "0.3.0" (static, MESHGEN_VERSION_STRING
  * of the header it was built with), to compare with the header at start-up. */
 MESHGEN_API const char *meshgen_version(void);
 
@@ -521,7 +521,10 @@ MESHGEN_API int meshgen_env_vendor_var(const char *vendor);
  *   vendor in PCI bus id order, the numbering that vendor's runtime gives
  *   them on a host of mixed vendors; CUDA numbers devices fastest first
  *   unless CUDA_DEVICE_ORDER=PCI_BUS_ID is also set, Level Zero in PCI
- *   order only with ZE_ENABLE_PCI_ID_DEVICE_ORDER=1, and indices count
+ *   order only with ZE_ENABLE_PCI_ID_DEVICE_ORDER=1 (and its indices
+ *   count cards, as this list does, only with
+ *   ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE: its default FLAT hierarchy counts
+ *   each tile of a multi-tile card), and indices count
  *   within whatever the launcher already made visible. An empty string (a
  *   process with no GPU of the vendor) hides every GPU of it from CUDA and
  *   ROCm.
