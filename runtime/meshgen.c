@@ -1702,7 +1702,9 @@ int meshgen_placement_env(const struct meshgen_mesh *mesh, int process, int var,
     if (buf == NULL)
         return (int)t.len;
     if (t.len >= cap) {
-        buf[0] = '\0';
+        /* A buffer of cap 0 has no byte, not even for the NUL. */
+        if (cap > 0)
+            buf[0] = '\0';
         return MESHGEN_ERR_NO_SPACE;
     }
     t.buf = buf;

@@ -901,6 +901,30 @@ static void test_env_no_space_and_errors(void **state)
     assert_int_equal(meshgen_placement_env(NULL, 0, 0, buf, sizeof buf), MESHGEN_ERR_NULL);
 }
 
+/* A buffer of no bytes is not written, even when it is not NULL (a caller
+ * sizing with a pointer to the end of its storage): the value does not fit
+ * and not even the NUL may go there (fuzz_runtime_env found buf[0]
+ * written; fuzz/regressions/fuzz_runtime_env/env-cap-zero-writes-nul). */
+static void test_env_cap_zero_writes_nothing(void **state)
+{
+    struct one_host s;
+    char buf[8];
+    int var;
+
+    (void)state;
+    power8_init(&s);
+    for (var = 0; var <= MESHGEN_ENV_ZE_AFFINITY_MASK; var++) {
+        int n = meshgen_placement_env(&s.mesh, 0, var, NULL, 0);
+
+        memset(buf, 'x', sizeof buf);
+        assert_int_equal(meshgen_placement_env(&s.mesh, 0, var, buf, 0),
+                         n >= 0 ? MESHGEN_ERR_NO_SPACE : n);
+        assert_int_equal(buf[0], 'x');
+    }
+    /* The empty value (no GPU of Intel's) does not fit in 0 bytes either. */
+    assert_int_equal(meshgen_placement_env(&s.mesh, 0, MESHGEN_ENV_ZE_AFFINITY_MASK, NULL, 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -924,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_env_mixed_vendors),
         cmocka_unit_test(test_env_omp_places),
         cmocka_unit_test(test_env_no_space_and_errors),
+        cmocka_unit_test(test_env_cap_zero_writes_nothing),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
