@@ -329,13 +329,20 @@ static void mg_c_char_array(struct mg_buf *b, const char *sym, const char *s)
     mg_buf_puts(b, i % 16 ? " 0};\n" : "    0};\n");
 }
 
-/* The char arrays of template t's strings longer than MG_C_LITERAL_MAX,
- * named <mesh>__template<t>__<field><device>. */
+/* The name of the char array that holds field `field` of device i of
+ * template t: <mesh>__template<t>__<field><i>. */
+static void mg_long_string_name(struct mg_buf *b, const struct mg_plan *p, int t, const char *field,
+                                int i)
+{
+    mg_buf_printf(b, "%s__template%d__%s%d", p->name, t, field, i);
+}
+
+/* The char arrays of template t's strings longer than MG_C_LITERAL_MAX. */
 static void mg_long_strings(struct mg_buf *b, const struct mg_plan *p, int t,
                             const struct mg_devinfo *devs, int n)
 {
     const char *field_name, *v;
-    char sym[160];
+    struct mg_buf sym;
     int i, f;
 
     for (i = 0; i < n; i++)
@@ -343,8 +350,10 @@ static void mg_long_strings(struct mg_buf *b, const struct mg_plan *p, int t,
             v = mg_device_string(&devs[i], f, &field_name);
             if (strlen(v) <= MG_C_LITERAL_MAX)
                 continue;
-            snprintf(sym, sizeof sym, "%s__template%d__%s%d", p->name, t, field_name, i);
-            mg_c_char_array(b, sym, v);
+            mg_buf_init(&sym);
+            mg_long_string_name(&sym, p, t, field_name, i);
+            mg_c_char_array(b, sym.data, v);
+            mg_buf_free(&sym);
         }
 }
 
@@ -362,7 +371,7 @@ static void mg_device_line(struct mg_buf *b, const struct mg_plan *p, int t, int
         v = mg_device_string(dv, f, &field_name);
         mg_buf_printf(&line, ", .%s = ", field_name);
         if (strlen(v) > MG_C_LITERAL_MAX)
-            mg_buf_printf(&line, "%s__template%d__%s%d", p->name, t, field_name, i);
+            mg_long_string_name(&line, p, t, field_name, i);
         else
             mg_c_string(&line, v);
     }

@@ -398,9 +398,10 @@ static int mg_env_tpu(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
     for (q = 0; q < p->n_processes; q++) {
         int qh = p->processes[q].host;
 
-        slices += !mg_same_slice(p, qh, host);
-        if (!mg_same_slice(p, qh, host))
+        if (!mg_same_slice(p, qh, host)) {
+            slices++;
             continue;
+        }
         /* Its index among the slice's processes, in process order. */
         task += q < process;
         if (q == process)

@@ -1596,10 +1596,10 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
     }
     for (i = 0; i < proc->count; i++) {
         int32_t d = table_process_device(mesh, proc->first + i), k, index = 0;
-        const struct meshgen_host *host = &mesh->hosts[meshgen_device_host(mesh, d)];
-        const char *uuid = meshgen_device_info(mesh, d)->uuid;
+        const struct meshgen_device_info *info = meshgen_device_info(mesh, d);
+        const char *uuid = info->uuid;
 
-        if (!vendor_listed(var, meshgen_device_info(mesh, d)->vendor))
+        if (!vendor_listed(var, info->vendor))
             continue;
         if (listed++ > 0)
             put(t, ",", 1);
@@ -1612,7 +1612,7 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
         } else {
             /* A host's GPUs are its first devices in PCI bus id order; the
              * vendor's runtime numbers only its own among them. */
-            for (k = host->first_device; k < d; k++)
+            for (k = mesh->hosts[meshgen_device_host(mesh, d)].first_device; k < d; k++)
                 index += vendor_listed(var, meshgen_device_info(mesh, k)->vendor);
             put_uint(t, (uint32_t)index);
         }
