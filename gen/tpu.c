@@ -326,6 +326,12 @@ static int mg_tpu_fill_cells(const struct mg_tpu_device *devices, int n, bool v2
     return rank;
 }
 
+/* Whether the device kind is one of up to three (a NULL ends the list). */
+static bool mg_tpu_kind_is(const char *kind, const char *a, const char *b, const char *c)
+{
+    return strcmp(kind, a) == 0 || (b && strcmp(kind, b) == 0) || (c && strcmp(kind, c) == 0);
+}
+
 int mg_tpu_physical_mesh(const char *device_kind, const struct mg_tpu_device *devices, int n,
                          int64_t shape[MG_TPU_MAX_PHYSICAL], int32_t *cells, char *reason,
                          size_t cap)
@@ -333,7 +339,7 @@ int mg_tpu_physical_mesh(const char *device_kind, const struct mg_tpu_device *de
     int32_t lo[4], hi[4];
     int64_t dims[4], cores;
     int i, k, rank;
-    bool v2v3 = strcmp(device_kind, "TPU v2") == 0 || strcmp(device_kind, "TPU v3") == 0;
+    bool v2v3 = mg_tpu_kind_is(device_kind, "TPU v2", "TPU v3", NULL);
     bool with_cores;
 
     if (n < 1)
@@ -354,10 +360,11 @@ int mg_tpu_physical_mesh(const char *device_kind, const struct mg_tpu_device *de
                            dims[0] * dims[1] * dims[2] * cores);
 
     /* The layouts of _get_physical_tpu_mesh: v2 and v3 put the cores where
-     * z would be; TPU7x (and v5p when it shows both cores) add the core as
-     * a fourth axis; the others need one device per chip. */
-    with_cores =
-        strcmp(device_kind, "TPU7x") == 0 || (strcmp(device_kind, "TPU v5p") == 0 && cores == 2);
+     * z would be; TPU7, TPU7x and TPU8i (and v5p, under either of its
+     * kinds, when it shows both cores) add the core as a fourth axis; the
+     * others need one device per chip. */
+    with_cores = mg_tpu_kind_is(device_kind, "TPU7x", "TPU7", "TPU8i") ||
+                 (mg_tpu_kind_is(device_kind, "TPU v5p", "TPU v5", NULL) && cores == 2);
     for (i = 0; i < n; i++) {
         if (v2v3 && devices[i].coords[2] != 0)
             return mg_tpu_fail(reason, cap, "%s devices have z = 0; device %d is at z = %" PRId32,
@@ -383,31 +390,21 @@ int mg_tpu_physical_mesh(const char *device_kind, const struct mg_tpu_device *de
 
 /* ---- the n-d torus assignment --------------------------------------------- */
 
-static int64_t mg_tpu_isqrt(int64_t x)
-{
-    int64_t r = 0;
-    while ((r + 1) * (r + 1) <= x)
-        r++;
-    return r;
-}
-
 int mg_tpu_prime_factors(int64_t x, int64_t out[64])
 {
-    int64_t p, root = mg_tpu_isqrt(x);
+    int64_t p;
     int n = 0;
 
-    /* Trial division by 2 .. isqrt(x) + 1 of the original x; should that
-     * not bring x down to 1, JAX answers with what is left of x alone. */
-    for (p = 2; p <= root + 1; p++) {
+    /* Trial division while p * p <= x, then what is left of x, if above 1,
+     * is the last (largest) prime. */
+    for (p = 2; p <= x / p; p++)
         while (x % p == 0) {
             out[n++] = p;
             x /= p;
         }
-        if (x == 1)
-            return n;
-    }
-    out[0] = x;
-    return 1;
+    if (x > 1)
+        out[n++] = x;
+    return n;
 }
 
 struct mg_tpu_enum {
@@ -600,7 +597,7 @@ static int mg_tpu_check_shapes(int n_phys, const int64_t *phys, int n_axes, cons
 int mg_tpu_split_assign(int n_phys, const int64_t *phys, int n_axes, const int64_t *shape,
                         int64_t assignment[][MG_TPU_MAX_AXES], char *reason, size_t cap)
 {
-    int64_t used[MG_TPU_MAX_PHYSICAL], total = 1;
+    int64_t used[MG_TPU_MAX_PHYSICAL];
     int p, l, m;
 
     if (mg_tpu_check_shapes(n_phys, phys, n_axes, shape, reason, cap) != 0)
@@ -630,27 +627,100 @@ int mg_tpu_split_assign(int n_phys, const int64_t *phys, int n_axes, const int64
         for (p = 0; p < n_phys; p++)
             assignment[p][l] = b.z[p];
     }
-    for (p = 0; p < n_phys; p++)
-        for (l = 0; l < n_axes; l++)
-            total *= assignment[p][l];
-    /* JAX's factorisation can drop factors (see mg_tpu_prime_factors), and
-     * then its reshape to the assignment fails: it raises, so do we. */
-    if (total != mg_tpu_prod(shape, n_axes))
-        return mg_tpu_fail(reason, cap,
-                           "JAX's split assignment covers %" PRId64 " of %" PRId64
-                           " devices (its prime factorisation drops factors of a size with a "
-                           "prime above its square root, such as 14 = 2 x 7), and its reshape "
-                           "then fails",
-                           total, mg_tpu_prod(shape, n_axes));
     return 0;
 }
 
-int mg_tpu_torus_assign(int n_phys, const int64_t *phys, int n_axes, const int64_t *shape,
-                        bool allow_split, int64_t assignment[][MG_TPU_MAX_AXES], bool *split,
-                        char *reason, size_t cap)
+/* JAX gives TPU7 and TPU7x, on their 4-d physical mesh (x, y, z, core),
+ * the core axis first: it has the most bandwidth. Every other mesh has no
+ * priority (docs/tpu.md §3). */
+static bool mg_tpu_core_first(const char *device_kind, int n_phys)
+{
+    return n_phys == 4 && device_kind &&
+           (strcmp(device_kind, "TPU7x") == 0 || strcmp(device_kind, "TPU7") == 0);
+}
+
+/* The rank of physical axis i under the core-first priority: the core
+ * (axis 3) 0, then x, y, z 1, 2, 3. */
+static int mg_tpu_axis_rank(int i)
+{
+    return i == 3 ? 0 : i + 1;
+}
+
+/* The subsets of `num` of the n_phys physical axes (bit i: axis i) in the
+ * order JAX tries them: itertools.combinations order (index tuples in
+ * lexicographic order), then, with core_first, stably sorted by the best
+ * rank among their axes and then the sum of their ranks. Returns how many
+ * (at most 6, as n_phys <= 4). */
+static int mg_tpu_subsets(int n_phys, int num, bool core_first, unsigned *out)
+{
+    int idx[MG_TPU_MAX_PHYSICAL], key[8][2], i, j, n = 0;
+
+    for (i = 0; i < num; i++)
+        idx[i] = i;
+    for (;;) {
+        out[n] = 0;
+        key[n][0] = MG_TPU_MAX_PHYSICAL, key[n][1] = 0;
+        for (i = 0; i < num; i++) {
+            int r = mg_tpu_axis_rank(idx[i]);
+            out[n] |= 1u << idx[i];
+            key[n][0] = r < key[n][0] ? r : key[n][0];
+            key[n][1] += r;
+        }
+        n++;
+        for (i = num - 1; i >= 0 && idx[i] == n_phys - num + i; i--)
+            ;
+        if (i < 0)
+            break;
+        idx[i]++;
+        for (i++; i < num; i++)
+            idx[i] = idx[i - 1] + 1;
+    }
+    /* Insertion sort moves an entry only past strictly greater keys, so it
+     * is stable, as Python's sort is. */
+    for (i = 1; core_first && i < n; i++)
+        for (j = i; j > 0 && (key[j - 1][0] > key[j][0] ||
+                              (key[j - 1][0] == key[j][0] && key[j - 1][1] > key[j][1]));
+             j--) {
+            unsigned m = out[j];
+            int k0 = key[j][0], k1 = key[j][1];
+            out[j] = out[j - 1], key[j][0] = key[j - 1][0], key[j][1] = key[j - 1][1];
+            out[j - 1] = m, key[j - 1][0] = k0, key[j - 1][1] = k1;
+        }
+    return n;
+}
+
+/* The first subset of the room left, most axes first, whose sizes multiply
+ * to `size`; it takes those axes (their room becomes 0). Returns the subset,
+ * or 0 when there is none. */
+static unsigned mg_tpu_take_axes(int n_phys, int64_t *room, int64_t size, bool core_first)
+{
+    unsigned subsets[8];
+    int num, k, i;
+
+    for (num = n_phys; num >= 1; num--) {
+        int n = mg_tpu_subsets(n_phys, num, core_first, subsets);
+        for (k = 0; k < n; k++) {
+            int64_t prod = 1;
+            for (i = 0; i < n_phys; i++)
+                prod *= subsets[k] & (1u << i) ? room[i] : 1;
+            if (prod != size)
+                continue;
+            for (i = 0; i < n_phys; i++)
+                room[i] = subsets[k] & (1u << i) ? 0 : room[i];
+            return subsets[k];
+        }
+    }
+    return 0;
+}
+
+int mg_tpu_torus_assign(const char *device_kind, int n_phys, const int64_t *phys, int n_axes,
+                        const int64_t *shape, bool allow_split,
+                        int64_t assignment[][MG_TPU_MAX_AXES], bool *split, char *reason,
+                        size_t cap)
 {
     int64_t room[MG_TPU_MAX_PHYSICAL];
     unsigned chosen[MG_TPU_MAX_AXES];
+    bool core_first = mg_tpu_core_first(device_kind, n_phys);
     int p, l;
     char left[160];
 
@@ -659,56 +729,23 @@ int mg_tpu_torus_assign(int n_phys, const int64_t *phys, int n_axes, const int64
         return -1;
     memcpy(room, phys, (size_t)n_phys * sizeof *room);
     memset(chosen, 0, sizeof chosen);
+    /* From the most network-intensive (last) logical axis outwards. */
     for (l = n_axes - 1; l >= 0; l--) {
-        unsigned set;
-        int num;
-        bool found = false;
-        /* More physical axes first; among subsets of one size, the first in
-         * itertools.combinations order: index tuples in lexicographic order,
-         * which the loop below walks. */
-        for (num = n_phys; num >= 1 && !found; num--) {
-            int idx[MG_TPU_MAX_PHYSICAL], i;
-            for (i = 0; i < num; i++)
-                idx[i] = i;
-            for (;;) {
-                int64_t prod = 1;
-                for (i = 0; i < num; i++)
-                    prod *= room[idx[i]];
-                if (prod == shape[l]) {
-                    found = true;
-                    break;
-                }
-                for (i = num - 1; i >= 0 && idx[i] == n_phys - num + i; i--)
-                    ;
-                if (i < 0)
-                    break;
-                idx[i]++;
-                for (i++; i < num; i++)
-                    idx[i] = idx[i - 1] + 1;
-            }
-            if (found) {
-                set = 0;
-                for (i = 0; i < num; i++) {
-                    set |= 1u << idx[i];
-                    room[idx[i]] = 0;
-                }
-                chosen[l] = set;
-            }
+        chosen[l] = mg_tpu_take_axes(n_phys, room, shape[l], core_first);
+        if (chosen[l] || shape[l] == 1)
+            continue;
+        if (allow_split) {
+            *split = true;
+            return mg_tpu_split_assign(n_phys, phys, n_axes, shape, assignment, reason, cap);
         }
-        if (!found && shape[l] > 1) {
-            if (allow_split) {
-                *split = true;
-                return mg_tpu_split_assign(n_phys, phys, n_axes, shape, assignment, reason, cap);
-            }
-            mg_tpu_tuple(left, sizeof left, room, n_phys, true);
-            return mg_tpu_fail(reason, cap,
-                               "Failed to find assignment for logical_axis_index %d of size "
-                               "%" PRId64 " with remaining assignable mesh %s: each logical axis "
-                               "must be the product of some of the physical axes (e.g. logical "
-                               "mesh (4, 16) on physical 4x4x4), unless allow_split_physical_axes "
-                               "is set",
-                               l, shape[l], left);
-        }
+        mg_tpu_tuple(left, sizeof left, room, n_phys, true);
+        return mg_tpu_fail(reason, cap,
+                           "Failed to find assignment for logical_axis_index %d of size "
+                           "%" PRId64 " with remaining assignable mesh %s: each logical axis "
+                           "must be the product of some of the physical axes (e.g. logical "
+                           "mesh (4, 16) on physical 4x4x4), unless allow_split_physical_axes "
+                           "is set",
+                           l, shape[l], left);
     }
     for (p = 0; p < n_phys; p++)
         for (l = 0; l < n_axes; l++)
@@ -784,7 +821,7 @@ static int mg_tpu_v2_v3(const struct mg_tpu_request *q, int32_t *perm, int32_t *
     return 1;
 }
 
-static int mg_tpu_v4_lite(const struct mg_tpu_request *q, int32_t *perm, int32_t *scratch,
+static int mg_tpu_v4i_v8i(const struct mg_tpu_request *q, int32_t *perm, int32_t *scratch,
                           char *reason, size_t cap)
 {
     int i;
@@ -898,14 +935,40 @@ static int mg_tpu_7x(const struct mg_tpu_request *q, int32_t *perm, int32_t *scr
     return 1;
 }
 
+/* JAX's device_kind_handler_dict, key by key in its order, with the name of
+ * the function JAX runs for each (docs/tpu.md §3 names the JAX version). */
 static const struct {
     const char *kind;
     mg_tpu_handler fn;
+    const char *jax_function;
 } mg_tpu_handlers[] = {
-    {"TPU v2", mg_tpu_v2_v3},    {"TPU v3", mg_tpu_v2_v3}, {"TPU v4 lite", mg_tpu_v4_lite},
-    {"TPU v5 lite", mg_tpu_v5e}, {"TPU v5p", mg_tpu_v5p},  {"TPU v6 lite", mg_tpu_v5e},
-    {"TPU7x", mg_tpu_7x},
+    {"TPU v2", mg_tpu_v2_v3, "_tpu_v2_v3_create_device_mesh"},
+    {"TPU v3", mg_tpu_v2_v3, "_tpu_v2_v3_create_device_mesh"},
+    {"TPU v4 lite", mg_tpu_v4i_v8i, "_v4i_v8i_create_device_mesh"},
+    {"TPU v5 lite", mg_tpu_v5e, "_v5e_create_device_mesh"},
+    {"TPU v5e", mg_tpu_v5e, "_v5e_create_device_mesh"},
+    {"TPU v5p", mg_tpu_v5p, "_v5p_create_device_mesh"},
+    {"TPU v5", mg_tpu_v5p, "_v5p_create_device_mesh"},
+    {"TPU v6 lite", mg_tpu_v5e, "_v5e_create_device_mesh"},
+    {"TPU7x", mg_tpu_7x, "_7x_create_device_mesh"},
+    {"TPU7", mg_tpu_7x, "_7x_create_device_mesh"},
+    {"TPU8i", mg_tpu_v4i_v8i, "_v4i_v8i_create_device_mesh"},
 };
+#define MG_TPU_N_HANDLERS ((int)(sizeof mg_tpu_handlers / sizeof mg_tpu_handlers[0]))
+
+int mg_tpu_handler_count(void)
+{
+    return MG_TPU_N_HANDLERS;
+}
+
+const char *mg_tpu_handler_kind(int i, const char **jax_function)
+{
+    if (i < 0 || i >= MG_TPU_N_HANDLERS)
+        return NULL;
+    if (jax_function)
+        *jax_function = mg_tpu_handlers[i].jax_function;
+    return mg_tpu_handlers[i].kind;
+}
 
 /* ---- create_device_mesh ---------------------------------------------------- */
 
@@ -1024,7 +1087,7 @@ int mg_tpu_create_device_mesh(const struct mg_tpu_request *q, struct mg_tpu_resu
     }
     /* The handler is the last device's kind's, as in JAX; all devices of a
      * request share one kind here. */
-    for (i = 0; i < (int)(sizeof mg_tpu_handlers / sizeof mg_tpu_handlers[0]); i++) {
+    for (i = 0; i < MG_TPU_N_HANDLERS; i++) {
         if (strcmp(mg_tpu_handlers[i].kind, q->device_kind) != 0)
             continue;
         rc = mg_tpu_handlers[i].fn(q, r->perm, tmp, r->reason, sizeof r->reason);
@@ -1043,7 +1106,7 @@ int mg_tpu_create_device_mesh(const struct mg_tpu_request *q, struct mg_tpu_resu
     if (q->contiguous_submeshes && mg_tpu_transpose_trick(rank, r->physical_shape, cells, tmp, n, q,
                                                           r->reason, sizeof r->reason) != 0)
         goto out;
-    if (mg_tpu_torus_assign(rank, r->physical_shape, q->n_axes, q->shape,
+    if (mg_tpu_torus_assign(q->device_kind, rank, r->physical_shape, q->n_axes, q->shape,
                             q->allow_split_physical_axes, r->assignment, &split, r->reason,
                             sizeof r->reason) != 0)
         goto out;

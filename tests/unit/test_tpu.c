@@ -434,8 +434,8 @@ static void nd_torus_case(int x, int y, int z, const char *kind, const int64_t *
     int rank = physical(kind, v, phys, &cells);
     bool split;
     int rc = split_only ? mg_tpu_split_assign(rank, phys, n_axes, shape, a, reason, sizeof reason)
-                        : mg_tpu_torus_assign(rank, phys, n_axes, shape, false, a, &split, reason,
-                                              sizeof reason);
+                        : mg_tpu_torus_assign(NULL, rank, phys, n_axes, shape, false, a, &split,
+                                              reason, sizeof reason);
     if (rc != 0)
         fail_msg("%s", reason);
     expect_whole_axes(rank, phys, n_axes, a, masks);
@@ -485,14 +485,15 @@ static void split_case(int x, int y, int z, const char *kind, const int64_t *sha
     char reason[MG_TPU_REASON_MAX];
     int rank = physical(kind, v, phys, &cells);
     bool split;
-    if (mg_tpu_torus_assign(rank, phys, n_axes, shape, true, a, &split, reason, sizeof reason))
+    if (mg_tpu_torus_assign(NULL, rank, phys, n_axes, shape, true, a, &split, reason,
+                            sizeof reason))
         fail_msg("%s", reason);
     assert_true(split);
     expect_matrix(rank, n_axes, a, want);
     /* Without allow_split the same shape is refused. */
-    assert_int_equal(
-        mg_tpu_torus_assign(rank, phys, n_axes, shape, false, a, &split, reason, sizeof reason),
-        -1);
+    assert_int_equal(mg_tpu_torus_assign(NULL, rank, phys, n_axes, shape, false, a, &split, reason,
+                                         sizeof reason),
+                     -1);
     expect_reason(reason, "Failed to find assignment for logical_axis_index");
     free(cells);
     free(v.d);
@@ -870,41 +871,416 @@ static void test_v7x_create_device_mesh_fallback(void **state)
     free(all.d);
 }
 
-/* TPU v5p with its 2x2x2 order: the handler is keyed "TPU v5p", which
- * only Pathways reports; a TPU VM reports "TPU v5" (docs/tpu.md), and the
- * same slice goes to the torus. Both derived by hand: devices 0-3 are
- * z = 0 (x fastest), 4-7 are z = 1. */
-static void test_v5p_2x2x2_by_device_kind(void **state)
+/* ---- JAX 0.11.2: its handler table, and orders its own code computes ------------ */
+
+/* JAX 0.11.2's device_kind_handler_dict (jax/_src/mesh_utils.py, the file
+ * docs/tpu.md names with its sha256), key by key in its order, with the
+ * function each key runs. A new JAX release that changes the dict is a
+ * changed line here and in gen/tpu.c's table. */
+static const char *const jax_handlers[][2] = {
+    {"TPU v2", "_tpu_v2_v3_create_device_mesh"},
+    {"TPU v3", "_tpu_v2_v3_create_device_mesh"},
+    {"TPU v4 lite", "_v4i_v8i_create_device_mesh"},
+    {"TPU v5 lite", "_v5e_create_device_mesh"},
+    {"TPU v5e", "_v5e_create_device_mesh"},
+    {"TPU v5p", "_v5p_create_device_mesh"},
+    {"TPU v5", "_v5p_create_device_mesh"},
+    {"TPU v6 lite", "_v5e_create_device_mesh"},
+    {"TPU7x", "_7x_create_device_mesh"},
+    {"TPU7", "_7x_create_device_mesh"},
+    {"TPU8i", "_v4i_v8i_create_device_mesh"},
+};
+#define N_JAX_HANDLERS ((int)(sizeof jax_handlers / sizeof jax_handlers[0]))
+
+static void test_handler_table_is_jax_0_11_2(void **state)
 {
-    static const int64_t shape[] = {8};
-    struct devs v = slice_of("v5p", "2x2x2", 2, 0);
+    const char *fn = NULL;
+    int i;
+    (void)state;
+    assert_string_equal(MG_TPU_JAX_VERSION, "0.11.2");
+    assert_int_equal(mg_tpu_handler_count(), N_JAX_HANDLERS);
+    for (i = 0; i < N_JAX_HANDLERS; i++) {
+        const char *kind = mg_tpu_handler_kind(i, &fn);
+        assert_non_null(kind);
+        if (strcmp(kind, jax_handlers[i][0]) != 0 || strcmp(fn, jax_handlers[i][1]) != 0)
+            fail_msg("handler %d is %s -> %s; JAX 0.11.2 has %s -> %s", i, kind, fn,
+                     jax_handlers[i][0], jax_handlers[i][1]);
+    }
+    assert_null(mg_tpu_handler_kind(N_JAX_HANDLERS, &fn));
+    assert_null(mg_tpu_handler_kind(-1, NULL));
+}
+
+/* Orders computed by JAX 0.11.2's own jax/_src/mesh_utils.py (sha256
+ * bad7609718685b40aee0255934e8f3eb49dc846c568452c07d5515f4c194a079), run
+ * with numpy on fake devices: for each row, the devices of `meshgen resolve`
+ * of an inventory with one host group `tpu: FAMILY, topology: TOPOLOGY` of
+ * HOSTS workers, each with resolve's id, coords and core_on_chip, its host
+ * as process_index, slice_index 0, platform "tpu" and the row's
+ * device_kind; then create_device_mesh(SHAPE, devices). The orders are
+ * those devices' ids, i.e. positions in meshgen's device order, which is
+ * also slice_of()'s. For the torus rows JAX's _get_physical_tpu_mesh and
+ * _create_device_mesh_for_nd_torus on the same devices gave the physical
+ * shape and the assignment matrix (physical axis x logical axis). The
+ * kinds not written by any family (TPU v4 lite, TPU v5e, TPU v5p, TPU7,
+ * TPU8i) are given to devices of a family with the layout wanted. */
+struct jax_order {
+    const char *kind, *family, *topology;
+    int hosts, n_axes;
+    int64_t shape[3];
+    enum mg_tpu_method method;
+    int64_t physical[MG_TPU_MAX_PHYSICAL]; /* torus rows; {0} for handler rows */
+    int64_t assignment[MG_TPU_MAX_PHYSICAL * 3];
+    int n;
+    int want[64];
+};
+
+static const struct jax_order jax_orders[] = {
+    {"TPU v2", "v2", "2x2", 1, 1, {8}, MG_TPU_HANDLER, {0}, {0}, 8, {0, 1, 2, 3, 6, 7, 4, 5}},
+    {"TPU v2", "v2", "4x4", 4, 2, {4, 8}, MG_TPU_HANDLER, {0}, {0}, 32, {0,  1,  2,  3,  6,  7,  4,
+                                                                         5,  8,  9,  10, 11, 14, 15,
+                                                                         12, 13, 16, 17, 18, 19, 22,
+                                                                         23, 20, 21, 24, 25, 26, 27,
+                                                                         30, 31, 28, 29}},
+    {"TPU v2", "v2", "4x4", 4, 2, {8, 4}, MG_TPU_HANDLER, {0}, {0}, 32, {0,  1,  2,  3,  4,  5,  6,
+                                                                         7,  8,  9,  10, 11, 12, 13,
+                                                                         14, 15, 16, 17, 18, 19, 20,
+                                                                         21, 22, 23, 24, 25, 26, 27,
+                                                                         28, 29, 30, 31}},
+    {"TPU v3", "v3", "4x4", 4, 2, {4, 8}, MG_TPU_HANDLER, {0}, {0}, 32, {0,  1,  2,  3,  6,  7,  4,
+                                                                         5,  8,  9,  10, 11, 14, 15,
+                                                                         12, 13, 16, 17, 18, 19, 22,
+                                                                         23, 20, 21, 24, 25, 26, 27,
+                                                                         30, 31, 28, 29}},
+    {"TPU v4 lite", "v4", "2x2x1", 1, 2, {2, 2}, MG_TPU_HANDLER, {0}, {0}, 4, {0, 1, 3, 2}},
+    {"TPU v4 lite",
+     "v4",
+     "2x2x2",
+     2,
+     1,
+     {8},
+     MG_TPU_TORUS,
+     {2, 2, 2},
+     {2, 2, 2},
+     8,
+     {0, 4, 2, 6, 1, 5, 3, 7}},
+    {"TPU v5 lite", "v5e", "2x4", 1, 1, {8}, MG_TPU_HANDLER, {0}, {0}, 8, {0, 1, 2, 3, 7, 6, 5, 4}},
+    {"TPU v5 lite",
+     "v5e",
+     "4x4",
+     4,
+     2,
+     {4, 4},
+     MG_TPU_TORUS,
+     {4, 4, 1},
+     {1, 4, 4, 1, 1, 1},
+     16,
+     {0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15}},
+    {"TPU v5e", "v5e", "2x4", 1, 1, {8}, MG_TPU_HANDLER, {0}, {0}, 8, {0, 1, 2, 3, 7, 6, 5, 4}},
+    {"TPU v5e",
+     "v5e",
+     "4x4",
+     4,
+     1,
+     {16},
+     MG_TPU_HANDLER,
+     {0},
+     {0},
+     16,
+     {0, 1, 4, 5, 7, 6, 3, 9, 12, 13, 15, 14, 11, 10, 8, 2}},
+    {"TPU v6 lite", "v6e", "2x4", 1, 1, {8}, MG_TPU_HANDLER, {0}, {0}, 8, {0, 1, 2, 3, 7, 6, 5, 4}},
+    {"TPU v6 lite",
+     "v6e",
+     "4x4",
+     4,
+     2,
+     {1, 16},
+     MG_TPU_HANDLER,
+     {0},
+     {0},
+     16,
+     {0, 1, 4, 5, 7, 6, 3, 9, 12, 13, 15, 14, 11, 10, 8, 2}},
+    {"TPU v5", "v5p", "2x2x2", 2, 1, {8}, MG_TPU_HANDLER, {0}, {0}, 8, {0, 1, 3, 2, 6, 7, 5, 4}},
+    {"TPU v5", "v5p", "2x2x2", 2, 2, {2, 4}, MG_TPU_HANDLER, {0}, {0}, 8, {0, 1, 3, 2, 6, 7, 5, 4}},
+    {"TPU v5",
+     "v5p",
+     "2x2x2",
+     2,
+     3,
+     {2, 2, 2},
+     MG_TPU_HANDLER,
+     {0},
+     {0},
+     8,
+     {0, 1, 3, 2, 6, 7, 5, 4}},
+    {"TPU v5",
+     "v5p",
+     "2x2x4",
+     4,
+     1,
+     {16},
+     MG_TPU_TORUS,
+     {2, 2, 4},
+     {2, 2, 4},
+     16,
+     {0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15}},
+    {"TPU v5",
+     "v5p",
+     "2x2x4",
+     4,
+     2,
+     {4, 4},
+     MG_TPU_TORUS,
+     {2, 2, 4},
+     {1, 2, 1, 2, 4, 1},
+     16,
+     {0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15}},
+    {"TPU v5",
+     "tpu7x",
+     "2x2x1",
+     1,
+     1,
+     {8},
+     MG_TPU_TORUS,
+     {2, 2, 1, 2},
+     {2, 2, 1, 2},
+     8,
+     {0, 1, 4, 5, 2, 3, 6, 7}},
+    {"TPU v5p", "v5p", "2x2x2", 2, 1, {8}, MG_TPU_HANDLER, {0}, {0}, 8, {0, 1, 3, 2, 6, 7, 5, 4}},
+    {"TPU v5p",
+     "v5p",
+     "2x2x2",
+     2,
+     2,
+     {2, 4},
+     MG_TPU_HANDLER,
+     {0},
+     {0},
+     8,
+     {0, 1, 3, 2, 6, 7, 5, 4}},
+    {"TPU v5p",
+     "v5p",
+     "2x2x2",
+     2,
+     3,
+     {2, 2, 2},
+     MG_TPU_HANDLER,
+     {0},
+     {0},
+     8,
+     {0, 1, 3, 2, 6, 7, 5, 4}},
+    {"TPU v5p",
+     "tpu7x",
+     "2x2x2",
+     2,
+     2,
+     {4, 4},
+     MG_TPU_TORUS,
+     {2, 2, 2, 2},
+     {1, 2, 1, 2, 2, 1, 2, 1},
+     16,
+     {0, 4, 2, 6, 1, 5, 3, 7, 8, 12, 10, 14, 9, 13, 11, 15}},
+    {"TPU7x",
+     "tpu7x",
+     "2x2x2",
+     2,
+     1,
+     {16},
+     MG_TPU_HANDLER,
+     {0},
+     {0},
+     16,
+     {0, 1, 2, 3, 6, 7, 4, 5, 8, 9, 10, 11, 14, 15, 12, 13}},
+    {"TPU7x",
+     "tpu7x",
+     "2x4x4",
+     8,
+     2,
+     {8, 8},
+     MG_TPU_TORUS,
+     {2, 4, 4, 2},
+     {2, 1, 1, 4, 4, 1, 1, 2},
+     64,
+     {0,  1,  4,  5,  8,  9,  12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 32, 33, 36, 37, 40, 41,
+      44, 45, 48, 49, 52, 53, 56, 57, 60, 61, 2,  3,  6,  7,  10, 11, 14, 15, 18, 19, 22, 23,
+      26, 27, 30, 31, 34, 35, 38, 39, 42, 43, 46, 47, 50, 51, 54, 55, 58, 59, 62, 63}},
+    {"TPU7x",
+     "tpu7x",
+     "2x4x4",
+     8,
+     2,
+     {2, 32},
+     MG_TPU_TORUS,
+     {2, 4, 4, 2},
+     {2, 1, 1, 4, 1, 4, 1, 2},
+     64,
+     {0,  1,  16, 17, 32, 33, 48, 49, 4,  5,  20, 21, 36, 37, 52, 53, 8,  9,  24, 25, 40, 41,
+      56, 57, 12, 13, 28, 29, 44, 45, 60, 61, 2,  3,  18, 19, 34, 35, 50, 51, 6,  7,  22, 23,
+      38, 39, 54, 55, 10, 11, 26, 27, 42, 43, 58, 59, 14, 15, 30, 31, 46, 47, 62, 63}},
+    {"TPU7x",
+     "tpu7x",
+     "2x4x4",
+     8,
+     2,
+     {16, 4},
+     MG_TPU_TORUS,
+     {2, 4, 4, 2},
+     {1, 2, 4, 1, 4, 1, 1, 2},
+     64,
+     {0,  1,  2,  3,  16, 17, 18, 19, 32, 33, 34, 35, 48, 49, 50, 51, 4,  5,  6,  7,  20, 21,
+      22, 23, 36, 37, 38, 39, 52, 53, 54, 55, 8,  9,  10, 11, 24, 25, 26, 27, 40, 41, 42, 43,
+      56, 57, 58, 59, 12, 13, 14, 15, 28, 29, 30, 31, 44, 45, 46, 47, 60, 61, 62, 63}},
+    {"TPU7",
+     "tpu7x",
+     "2x2x2",
+     2,
+     2,
+     {2, 8},
+     MG_TPU_HANDLER,
+     {0},
+     {0},
+     16,
+     {0, 1, 2, 3, 6, 7, 4, 5, 8, 9, 10, 11, 14, 15, 12, 13}},
+    {"TPU7",
+     "tpu7x",
+     "2x4x4",
+     8,
+     2,
+     {8, 8},
+     MG_TPU_TORUS,
+     {2, 4, 4, 2},
+     {2, 1, 1, 4, 4, 1, 1, 2},
+     64,
+     {0,  1,  4,  5,  8,  9,  12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 32, 33, 36, 37, 40, 41,
+      44, 45, 48, 49, 52, 53, 56, 57, 60, 61, 2,  3,  6,  7,  10, 11, 14, 15, 18, 19, 22, 23,
+      26, 27, 30, 31, 34, 35, 38, 39, 42, 43, 46, 47, 50, 51, 54, 55, 58, 59, 62, 63}},
+    {"TPU7",
+     "tpu7x",
+     "2x4x4",
+     8,
+     2,
+     {2, 32},
+     MG_TPU_TORUS,
+     {2, 4, 4, 2},
+     {2, 1, 1, 4, 1, 4, 1, 2},
+     64,
+     {0,  1,  16, 17, 32, 33, 48, 49, 4,  5,  20, 21, 36, 37, 52, 53, 8,  9,  24, 25, 40, 41,
+      56, 57, 12, 13, 28, 29, 44, 45, 60, 61, 2,  3,  18, 19, 34, 35, 50, 51, 6,  7,  22, 23,
+      38, 39, 54, 55, 10, 11, 26, 27, 42, 43, 58, 59, 14, 15, 30, 31, 46, 47, 62, 63}},
+    {"TPU8i", "v4", "2x2x1", 1, 1, {4}, MG_TPU_HANDLER, {0}, {0}, 4, {0, 1, 3, 2}},
+    {"TPU8i",
+     "v4",
+     "2x2x2",
+     2,
+     2,
+     {2, 4},
+     MG_TPU_TORUS,
+     {2, 2, 2, 1},
+     {1, 2, 1, 2, 2, 1, 1, 1},
+     8,
+     {0, 2, 1, 3, 4, 6, 5, 7}},
+    {"TPU8i",
+     "tpu7x",
+     "2x2x1",
+     1,
+     1,
+     {8},
+     MG_TPU_TORUS,
+     {2, 2, 1, 2},
+     {2, 2, 1, 2},
+     8,
+     {0, 1, 4, 5, 2, 3, 6, 7}},
+    {"TPU8i",
+     "tpu7x",
+     "2x4x4",
+     8,
+     2,
+     {8, 8},
+     MG_TPU_TORUS,
+     {2, 4, 4, 2},
+     {1, 2, 1, 4, 4, 1, 2, 1},
+     64,
+     {0,  4,  8,  12, 2,  6,  10, 14, 1,  5,  9,  13, 3,  7,  11, 15, 16, 20, 24, 28, 18, 22,
+      26, 30, 17, 21, 25, 29, 19, 23, 27, 31, 32, 36, 40, 44, 34, 38, 42, 46, 33, 37, 41, 45,
+      35, 39, 43, 47, 48, 52, 56, 60, 50, 54, 58, 62, 49, 53, 57, 61, 51, 55, 59, 63}},
+};
+#define N_JAX_ORDERS ((int)(sizeof jax_orders / sizeof jax_orders[0]))
+
+static void check_jax_order(const struct jax_order *c)
+{
+    struct devs v = slice_of(c->family, c->topology, c->hosts, 0);
     struct mg_tpu_result r;
     struct opts o = {0};
-    (void)state;
-    mesh_of("TPU v5p", v, shape, 1, o, &r);
-    assert_int_equal(r.method, MG_TPU_HANDLER);
-    expect_perm(r.perm, v.n, 0, 1, 3, 2, 6, 7, 5, 4);
-    free(r.perm);
-    mesh_of(mg_tpu_family_find("v5p", NULL, 0)->device_kind, v, shape, 1, o, &r);
-    assert_int_equal(r.method, MG_TPU_TORUS);
-    expect_perm(r.perm, v.n, 0, 4, 2, 6, 1, 5, 3, 7);
+    int p, l, rank = 0;
+
+    assert_int_equal(v.n, c->n);
+    mesh_of(c->kind, v, c->shape, c->n_axes, o, &r);
+    if (r.method != c->method)
+        fail_msg("%s %s %s: method %d, JAX's is %d", c->kind, c->family, c->topology, r.method,
+                 c->method);
+    for (p = 0; p < c->n; p++)
+        if (r.perm[p] != c->want[p])
+            fail_msg("%s on %s %s, shape %lld x %d axes: mesh position %d holds device %d, JAX "
+                     "puts %d there",
+                     c->kind, c->family, c->topology, (long long)c->shape[0], c->n_axes, p,
+                     r.perm[p], c->want[p]);
+    while (rank < MG_TPU_MAX_PHYSICAL && c->physical[rank])
+        rank++;
+    assert_int_equal(r.n_physical, rank);
+    for (p = 0; p < rank; p++) {
+        assert_int_equal(r.physical_shape[p], c->physical[p]);
+        for (l = 0; l < c->n_axes; l++)
+            if (r.assignment[p][l] != c->assignment[p * c->n_axes + l])
+                fail_msg("%s %s %s: assignment[%d][%d] = %lld, JAX's is %lld", c->kind, c->family,
+                         c->topology, p, l, (long long)r.assignment[p][l],
+                         (long long)c->assignment[p * c->n_axes + l]);
+    }
     free(r.perm);
     free(v.d);
 }
 
-/* "TPU v4 lite" (v4i): four devices as the ring 0, 1, 3, 2; JAX has no test
- * of this handler ("TODO: Unit test these handler functions"). */
-static void test_v4_lite_ring(void **state)
+/* Every row above, and every handler key with a row of its own. */
+static void test_jax_0_11_2_orders(void **state)
 {
-    static const int64_t shape[] = {2, 2};
-    struct devs v = mock_slice(2, 2, 1, 1, 1);
-    struct mg_tpu_result r;
-    struct opts o = {0};
+    int i, k;
     (void)state;
-    mesh_of("TPU v4 lite", v, shape, 2, o, &r);
-    expect_perm(r.perm, v.n, 0, 1, 3, 2);
-    free(r.perm);
-    free(v.d);
+    for (i = 0; i < N_JAX_ORDERS; i++)
+        check_jax_order(&jax_orders[i]);
+    for (k = 0; k < mg_tpu_handler_count(); k++) {
+        const char *kind = mg_tpu_handler_kind(k, NULL);
+        for (i = 0; i < N_JAX_ORDERS && strcmp(jax_orders[i].kind, kind) != 0; i++)
+            ;
+        if (i == N_JAX_ORDERS)
+            fail_msg("no order computed by JAX for the handler key %s", kind);
+    }
+}
+
+/* TPU7 and TPU7x try the core axis first, TPU8i (the same 4-d physical
+ * mesh) does not: the rows above give the two different orders for the
+ * same 64 devices. Worked from JAX's rule: on (2, 4, 4, 2) the last logical
+ * axis of 8 has no 3- or 4-axis subset; of the pairs of size 8, (y, core)
+ * ranks first (core 0, y 2), (x, y) is first in combination order. */
+static void test_core_axis_priority(void **state)
+{
+    static const int64_t phys[] = {2, 4, 4, 2}, shape[] = {8, 8};
+    int64_t a[MG_TPU_MAX_PHYSICAL][MG_TPU_MAX_AXES];
+    char reason[MG_TPU_REASON_MAX];
+    bool split;
+    (void)state;
+    assert_int_equal(
+        mg_tpu_torus_assign("TPU7x", 4, phys, 2, shape, false, a, &split, reason, sizeof reason),
+        0);
+    assert_int_equal(a[1][1] * a[3][1], 8); /* y and the core */
+    assert_int_equal(a[0][0] * a[2][0], 8); /* x and z */
+    assert_int_equal(
+        mg_tpu_torus_assign("TPU8i", 4, phys, 2, shape, false, a, &split, reason, sizeof reason),
+        0);
+    assert_int_equal(a[0][1] * a[1][1], 8); /* x and y */
+    assert_int_equal(a[2][0] * a[3][0], 8); /* z and the core */
+    /* A 3-d mesh has no core axis: TPU7x's kind changes nothing there. */
+    assert_int_equal(mg_tpu_torus_assign("TPU7x", 3, phys + 1, 2, (const int64_t[]){4, 8}, false, a,
+                                         &split, reason, sizeof reason),
+                     0);
+    assert_int_equal(a[0][1] * a[2][1], 8);
 }
 
 /* ---- contiguous submeshes ------------------------------------------------------------ */
@@ -984,8 +1360,10 @@ static void test_create_contiguous_submeshes_errors(void **state)
 
 /* ---- the steps, as JAX's SplitAxesDeviceMeshCreationTest tests them ---------------- */
 
-/* Reference case: JAX test_get_prime_factors; and 14, whose 2 JAX's
- * helper drops (trial division stops at isqrt(14) + 1 = 4 with 7 left). */
+/* Reference case: JAX test_get_prime_factors; and 14 and 1164, whose
+ * factors JAX 0.11.2's _get_prime_factors gives as [2, 7] and [2, 2, 3, 97]
+ * (run on that file, as for jax_orders above): the prime left after trial
+ * division is kept with the others. */
 static void test_get_prime_factors(void **state)
 {
     int64_t f[64];
@@ -1005,8 +1383,10 @@ static void test_get_prime_factors(void **state)
     assert_int_equal(f[0] * 100 + f[1], 1111);
     assert_int_equal(mg_tpu_prime_factors(43, f), 1);
     assert_int_equal(f[0], 43);
-    assert_int_equal(mg_tpu_prime_factors(14, f), 1);
-    assert_int_equal(f[0], 7);
+    assert_int_equal(mg_tpu_prime_factors(14, f), 2);
+    assert_int_equal(f[0] * 10 + f[1], 27);
+    assert_int_equal(mg_tpu_prime_factors(1164, f), 4);
+    assert_int_equal(f[0] * 1000000 + f[1] * 10000 + f[2] * 100 + f[3], 2020397);
 }
 
 static void enumerate_case(const int64_t *phys, const int64_t *used, int64_t size,
@@ -1176,13 +1556,14 @@ static void test_errors_where_jax_raises(void **state)
                    "8)");
     free(v.d);
 
-    /* JAX's factorisation reads 14 as [7]: the split assignment of a
-     * (14, 2) mesh on 4 x 7 then covers 14 of 28 devices, and the reshape
-     * that follows raises. */
-    assert_int_equal(mg_tpu_torus_assign(2, phys47, 2, sq, true, a, &split, reason, sizeof reason),
-                     -1);
+    /* (14, 2) on 4 x 7 splits: the 2 takes half of the 4, the 14 the other
+     * half and the 7; JAX 0.11.2's _create_device_mesh_for_nd_torus (with
+     * allow_split_physical_axes) gives [[2, 2], [7, 1]] (run on that file,
+     * as for jax_orders above). */
+    assert_int_equal(
+        mg_tpu_torus_assign(NULL, 2, phys47, 2, sq, true, a, &split, reason, sizeof reason), 0);
     assert_true(split);
-    expect_reason(reason, "covers 14 of 28 devices");
+    assert_int_equal(a[0][0] * 1000 + a[0][1] * 100 + a[1][0] * 10 + a[1][1], 2271);
 
     /* One device per chip past v3, unless the kind lays cores out. */
     v = mock_slice(2, 2, 1, 2, 1);
@@ -1492,8 +1873,9 @@ int main(void)
         cmocka_unit_test(test_v7x_create_device_mesh__8x4),
         cmocka_unit_test(test_v7x_create_device_mesh__4x8),
         cmocka_unit_test(test_v7x_create_device_mesh_fallback),
-        cmocka_unit_test(test_v5p_2x2x2_by_device_kind),
-        cmocka_unit_test(test_v4_lite_ring),
+        cmocka_unit_test(test_handler_table_is_jax_0_11_2),
+        cmocka_unit_test(test_jax_0_11_2_orders),
+        cmocka_unit_test(test_core_axis_priority),
         cmocka_unit_test(test_create_contiguous_submeshes_for_tpu_v4),
         cmocka_unit_test(test_create_contiguous_submeshes_for_tpu_v4_leading_1_dims),
         cmocka_unit_test(test_contiguous_check_can_fail),

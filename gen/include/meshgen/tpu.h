@@ -21,6 +21,9 @@
 #define MG_TPU_MAX_PHYSICAL 4
 /* Room for every reason this module writes, JAX's longest included. */
 #define MG_TPU_REASON_MAX 512
+/* The JAX release whose jax/_src/mesh_utils.py the assignment follows
+ * (docs/tpu.md gives the file's sha256). */
+#define MG_TPU_JAX_VERSION "0.11.2"
 
 /* ---- families ------------------------------------------------------------ */
 
@@ -120,6 +123,13 @@ struct mg_tpu_result {
     char reason[MG_TPU_REASON_MAX];
 };
 
+/* The device kinds with a handler: JAX's device_kind_handler_dict, in its
+ * order. mg_tpu_handler_kind returns the i-th kind (NULL past the last) and
+ * sets *jax_function, when not NULL, to the name of the function JAX runs
+ * for it ("_v5p_create_device_mesh"). */
+int mg_tpu_handler_count(void);
+const char *mg_tpu_handler_kind(int i, const char **jax_function);
+
 /* create_device_mesh(shape, devices, contiguous_submeshes=...,
  * allow_split_physical_axes=...). Returns 0 with the permutation in
  * r->perm, or -1 with r->reason where JAX raises. */
@@ -135,17 +145,16 @@ int mg_tpu_create_hybrid_device_mesh(const struct mg_tpu_request *q, struct mg_t
 
 /* _get_physical_tpu_mesh: places the devices by coordinates (minus the
  * smallest) into a physical mesh of shape (x, y, z), (x, y, cores) on v2
- * and v3, or (x, y, z, cores) on TPU7x and on v5p with two devices per
- * chip. Writes the shape, and cells[row-major physical index] = device
- * index (n cells). Returns the rank, or -1 with a reason when the
- * coordinates are not a contiguous cuboid. */
+ * and v3, or (x, y, z, cores) on TPU7, TPU7x and TPU8i and on v5p ("TPU
+ * v5p" or "TPU v5") with two devices per chip. Writes the shape, and cells[row-major physical
+ * index] = device index (n cells). Returns the rank, or -1 with a reason when the coordinates are
+ * not a contiguous cuboid. */
 int mg_tpu_physical_mesh(const char *device_kind, const struct mg_tpu_device *devices, int n,
                          int64_t shape[MG_TPU_MAX_PHYSICAL], int32_t *cells, char *reason,
                          size_t cap);
 
-/* _get_prime_factors, including its habit of answering [x] when trial
- * division up to isqrt(x) + 1 leaves x > 1 (14 gives [7]). Returns the
- * number of factors written (at most 64). */
+/* _get_prime_factors: the prime factors of x >= 1 in ascending order, with
+ * multiplicity (1 has none). Returns the number written (at most 63). */
 int mg_tpu_prime_factors(int64_t x, int64_t out[64]);
 
 /* _enumerate_feasible_logical_axis_assignments: every way to give a logical
@@ -162,11 +171,14 @@ bool mg_tpu_prefer_first(int n_phys, const int64_t *x, const int64_t *y, const i
 
 /* _create_device_mesh_for_nd_torus: the assignment matrix (physical axis x
  * logical axis -> size) for a physical mesh shape; whole physical axes only,
- * or, with allow_split and when that fails, splitting them. Sets *split.
- * Returns 0, or -1 with JAX's reason. */
-int mg_tpu_torus_assign(int n_phys, const int64_t *phys, int n_axes, const int64_t *shape,
-                        bool allow_split, int64_t assignment[][MG_TPU_MAX_AXES], bool *split,
-                        char *reason, size_t cap);
+ * or, with allow_split and when that fails, splitting them. The device kind
+ * (NULL for none) matters only on a 4-d mesh of TPU7 or TPU7x, where the
+ * core axis is tried first. Sets *split. Returns 0, or -1 with JAX's
+ * reason. */
+int mg_tpu_torus_assign(const char *device_kind, int n_phys, const int64_t *phys, int n_axes,
+                        const int64_t *shape, bool allow_split,
+                        int64_t assignment[][MG_TPU_MAX_AXES], bool *split, char *reason,
+                        size_t cap);
 
 /* _create_device_mesh_for_nd_torus_splitting_axes on its own. */
 int mg_tpu_split_assign(int n_phys, const int64_t *phys, int n_axes, const int64_t *shape,
