@@ -936,7 +936,7 @@ static int mg_tpu_7x(const struct mg_tpu_request *q, int32_t *perm, int32_t *scr
 }
 
 /* JAX's device_kind_handler_dict, key by key in its order, with the name of
- * the function JAX runs for each (docs/tpu.md §3 names the JAX version). */
+ * the function JAX runs for each (the JAX version is the one docs/tpu.md names). */
 static const struct {
     const char *kind;
     mg_tpu_handler fn;
