@@ -21,8 +21,8 @@
  *                 all, and so the floor of any per-device method,
  *                 meshgen_group_index included.
  *
- * The lookups are compiled from their own translation unit (the runtime's
- * meshgen.c, or its static library), so none is inlined here. Strides of the
+ * The lookups are compiled from their own translation units (the runtime's
+ * files, or its static library), so none is inlined here. Strides of the
  * hand-written loops are computed once before timing, as constants a user
  * would write: they are the floor the library is measured against.
  *

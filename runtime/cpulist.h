@@ -1,6 +1,6 @@
 /*
  * Private to the runtime: reading the cpulists ("0-3,8-11") that generated
- * tables store for each device. meshgen_placement_env (meshgen.c) and
+ * tables store for each device. meshgen_placement_env (env.c) and
  * meshgen_bind (placement.c) both read them through this one function, so
  * they accept and refuse exactly the same strings. Not installed; static
  * inline, so that each library has its own copy and neither exports it.

@@ -1,6 +1,6 @@
 /*
  * Private to the runtime: which host of a mesh this machine is. The
- * lookups (meshgen_host_from_vars, meshgen_process_from_vars in meshgen.c)
+ * lookups (meshgen_host_from_vars, meshgen_process_from_vars in identity.c)
  * and the verification (meshgen_verify in placement.c) both name this machine
  * and find it among the hosts through these two functions, so that "which
  * host am I" has one answer everywhere (docs/reference.md, "Which process am

@@ -1,6 +1,6 @@
 /*
  * Unit tests of placement: meshgen_bind and meshgen_verify (runtime/placement.c,
- * the meshgen::placement library) and meshgen_placement_env (runtime/meshgen.c).
+ * the meshgen::placement library) and meshgen_placement_env (runtime/env.c).
  *
  * The meshes are hand-written tables, as `meshgen generate` would emit them.
  * The POWER8 mesh mirrors tests/data/hwloc/power8gpudistances.xml (4 GPUs,

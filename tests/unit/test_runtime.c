@@ -1,5 +1,5 @@
 /*
- * Unit tests of the runtime library (runtime/meshgen.c).
+ * Unit tests of the runtime library (meshgen::runtime, the lookups of runtime/).
  *
  * The meshes are written out by hand below as static const tables, exactly as
  * `meshgen generate` would emit them, so this file depends on nothing but the

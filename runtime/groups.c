@@ -1,0 +1,464 @@
+/*
+ * Groups and MPMD stages: the devices that share a position on some axes
+ * (meshgen_axes_mask, meshgen_group, meshgen_group_index,
+ * meshgen_group_count) and those of one pipeline stage (meshgen_stage_count,
+ * meshgen_stage_of, meshgen_stage_devices), the "groups" and "MPMD stages"
+ * sections of <meshgen/meshgen.h>.
+ *
+ * A group is listed by walking the mesh's flat index, never by dividing per
+ * member: one axis by its stride, several by the runs of a `struct span`.
+ * It uses the coordinates of lookup.c and knows nothing of hosts,
+ * processes, shardings or launchers.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+/* A mask of exactly one axis: a power of two. */
+#define ONE_AXIS(mask) ((mask) != 0 && ((mask) & ((mask)-1u)) == 0)
+
+/* The general paths of the group lookups stay out of line, so that the
+ * one-axis paths, the usual ones, keep a small frame. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+/* The product of the sizes of the axes in mask: the count of index_over(). */
+static int32_t count_over(const struct meshgen_mesh *mesh, uint32_t mask)
+{
+    int64_t count = 1;
+    int i;
+
+    for (i = 0; i < mesh->n_axes; i++)
+        if (mask & (1u << i))
+            count *= mesh->axes[i].size;
+    return (int32_t)count;
+}
+
+/*
+ * A flat index seen through an axis mask. The axes fall into runs of
+ * consecutive axes that are all in the mask or all outside it; the axes of
+ * a run form one mixed-radix digit whose base is the product of their
+ * sizes, so a run costs one division however many axes it holds (the
+ * outermost none). The positions of the index's group are those that differ
+ * from it only on the mask's runs: `first` plus multiples of each such
+ * run's stride, walked by adding strides, never by dividing per member.
+ */
+struct span {
+    uint32_t first;                  /* the index with its digits on the mask's axes set to 0 */
+    uint32_t count;                  /* positions in the group: the product of the mask's sizes */
+    uint32_t group;                  /* the digits outside the mask, read as one row-major number */
+    uint32_t rank;                   /* the digits inside it, likewise */
+    int n;                           /* runs of the mask's axes, innermost first */
+    uint32_t size[MESHGEN_MAX_AXES]; /* product of the sizes of a run's axes */
+    uint32_t stride[MESHGEN_MAX_AXES]; /* product of the sizes of the axes after it */
+};
+
+/* Accounts for one run whose digit is `digit` and whose base is `base`,
+ * `below` being the product of the sizes of the axes after it. */
+static inline void add_run(struct span *sp, uint32_t in, uint32_t digit, uint32_t base,
+                           uint32_t below, uint32_t *group_scale)
+{
+    if (in) {
+        sp->rank += digit * sp->count;
+        sp->count *= base;
+        sp->first -= digit * below;
+        sp->size[sp->n] = base;
+        sp->stride[sp->n] = below;
+        sp->n++;
+    } else {
+        sp->group += digit * *group_scale;
+        *group_scale *= base;
+    }
+}
+
+/*
+ * Splits flat (a valid index: below n_devices) over mask, innermost axis
+ * first. Every product stays at or below n_devices, which the sizes of a
+ * checked mesh multiply to, so 32 bits hold all of them; a mesh whose sizes
+ * say otherwise is CORRUPT, and then no position in the span lies past its
+ * table.
+ */
+static int split(const struct meshgen_mesh *mesh, uint32_t flat, uint32_t mask, struct span *sp)
+{
+    const uint64_t limit = (uint64_t)mesh->n_devices;
+    uint64_t base = 1, below = 1;
+    uint32_t in = (mask >> (mesh->n_axes - 1)) & 1u, group_scale = 1;
+    int i;
+
+    sp->first = flat;
+    sp->count = 1;
+    sp->group = 0;
+    sp->rank = 0;
+    sp->n = 0;
+    for (i = mesh->n_axes - 1; i >= 0; i--) {
+        uint32_t size = axis_size(&mesh->axes[i]);
+
+        if (size == 0)
+            return MESHGEN_ERR_CORRUPT;
+        if (((mask >> i) & 1u) != in) {
+            uint32_t digit = flat;
+
+            flat = divide(&digit, (uint32_t)base);
+            add_run(sp, in, digit, (uint32_t)base, (uint32_t)below, &group_scale);
+            below *= base;
+            base = 1;
+            in ^= 1u;
+        }
+        base *= size;
+        if (base * below > limit)
+            return MESHGEN_ERR_CORRUPT;
+    }
+    /* What remains is the outermost run's digit, below its base in a
+     * checked mesh. */
+    if (flat >= base)
+        return MESHGEN_ERR_CORRUPT;
+    add_run(sp, in, flat, (uint32_t)base, (uint32_t)below, &group_scale);
+    return MESHGEN_OK;
+}
+
+/* Moves *at to the first member of the span's next run (the odometer over
+ * runs 1..n-1, innermost fastest); 0 after the last run. */
+static inline int span_next_run(const struct span *sp, size_t *pos, size_t *at)
+{
+    int i;
+
+    for (i = 1; i < sp->n; i++) {
+        *at += sp->stride[i];
+        if (++pos[i] < sp->size[i])
+            return 1;
+        *at -= (size_t)sp->size[i] * sp->stride[i];
+        pos[i] = 0;
+    }
+    return 0;
+}
+
+/* list_devices for a mesh whose flat index is the device id. */
+static void list_flat(const struct span *sp, int32_t *out)
+{
+    size_t pos[MESHGEN_MAX_AXES], at = sp->first, n0, s0, j;
+    int i;
+
+    if (sp->n == 0) {
+        out[0] = (int32_t)at;
+        return;
+    }
+    n0 = sp->size[0];
+    s0 = sp->stride[0];
+    for (i = 1; i < sp->n; i++)
+        pos[i] = 0;
+    for (;;) {
+        for (j = 0; j < n0; j++)
+            out[j] = (int32_t)(at + j * s0);
+        out += n0;
+        if (!span_next_run(sp, pos, &at))
+            return;
+    }
+}
+
+/*
+ * Writes the devices of a span's group in mesh order: its runs walked as an
+ * odometer, innermost fastest. Each member costs a read and a write.
+ */
+static void list_devices(const struct meshgen_mesh *mesh, const struct span *sp, int32_t *out)
+{
+    const int32_t *table = mesh->mesh_devices;
+    size_t pos[MESHGEN_MAX_AXES], at = sp->first, n0, s0, j;
+    int i;
+
+    if (table == NULL) {
+        list_flat(sp, out);
+        return;
+    }
+    if (sp->n == 0) {
+        out[0] = table[at];
+        return;
+    }
+    n0 = sp->size[0];
+    s0 = sp->stride[0];
+    for (i = 1; i < sp->n; i++)
+        pos[i] = 0;
+    for (;;) {
+        for (j = 0; j < n0; j++)
+            out[j] = table[at + j * s0];
+        out += n0;
+        if (!span_next_run(sp, pos, &at))
+            return;
+    }
+}
+
+/* ---- groups ---------------------------------------------------------------------- */
+
+int meshgen_axes_mask(const struct meshgen_mesh *mesh, const char *names)
+{
+    int rc = mesh_usable(mesh);
+    uint32_t mask = 0;
+    const char *p;
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (names == NULL)
+        return MESHGEN_ERR_NULL;
+    if (names[0] == '\0')
+        return 0;
+    /* Each comma-separated token must be a whole axis name; an empty token
+     * ("dp,", ",tp", "dp,,tp") matches none, as a checked mesh has no empty
+     * names. */
+    p = names;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        int i;
+
+        for (i = 0; i < mesh->n_axes; i++) {
+            const char *name = mesh->axes[i].name;
+
+            /* strncmp stops at a shorter name's NUL, so name[len] is in bounds. */
+            if (strncmp(name, p, len) == 0 && name[len] == '\0')
+                break;
+        }
+        if (i == mesh->n_axes)
+            return MESHGEN_ERR_NO_AXIS;
+        mask |= 1u << i;
+        if (end == NULL)
+            return (int)mask;
+        p = end + 1;
+    }
+}
+
+/* Validates the mesh, device and mask shared by the group functions, and
+ * finds the device's flat index. */
+static inline int group_args(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask,
+                             int32_t *flat)
+{
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (axes_mask & ~ALL_AXES(mesh->n_axes))
+        return MESHGEN_ERR_RANGE;
+    return flat_of(mesh, device, flat);
+}
+
+/*
+ * One axis, the usual mask: its size, and its stride (the product of the
+ * sizes of the axes after it). The position of flat on the axis is then
+ * flat / stride % size, and its group the positions of the same remainder
+ * and quotient by stride * size. The outermost axis's stride is n_devices /
+ * size in a checked mesh: one division (a shift, for a power of two)
+ * instead of a chain of multiplications over every other axis, which costs
+ * a pipeline-parallel (pp) group a third of its time. Otherwise, as in
+ * split(), the products stay at or below n_devices or the mesh is CORRUPT;
+ * either way the callers bound what they read by n_devices.
+ */
+static inline int axis_stride(const struct meshgen_mesh *mesh, int axis, uint32_t *size,
+                              uint32_t *stride)
+{
+    const uint64_t limit = (uint64_t)mesh->n_devices;
+    uint64_t product = 1;
+    int i;
+
+    *size = (uint32_t)mesh->axes[axis].size;
+    if (axis == 0) {
+        uint32_t rest = (uint32_t)limit;
+
+        if (*size == 0 || *size > limit)
+            return MESHGEN_ERR_CORRUPT;
+        *stride = divide(&rest, *size);
+        return MESHGEN_OK;
+    }
+    /* A size below 1 read as unsigned is 0, which the last test catches,
+     * or above INT32_MAX, which the loop's does. */
+    for (i = mesh->n_axes - 1; i > axis; i--) {
+        product *= (uint32_t)mesh->axes[i].size;
+        if (product > limit)
+            return MESHGEN_ERR_CORRUPT;
+    }
+    *stride = (uint32_t)product;
+    product *= *size;
+    if (product > limit || product == 0)
+        return MESHGEN_ERR_CORRUPT;
+    return MESHGEN_OK;
+}
+
+/* The group of flat along a mask of several axes, or of none. */
+static NOINLINE int group_of_runs(const struct meshgen_mesh *mesh, uint32_t flat,
+                                  uint32_t axes_mask, int32_t *members, int cap)
+{
+    struct span sp;
+    int rc = split(mesh, flat, axes_mask, &sp);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    rc = output_wanted(members, cap, (int32_t)sp.count);
+    if (rc < 0)
+        return rc;
+    if (rc == 1)
+        list_devices(mesh, &sp, members);
+    return (int32_t)sp.count;
+}
+
+int meshgen_group(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask, int32_t *members,
+                  int cap)
+{
+    const int32_t *src;
+    uint32_t size, stride, low, position, first;
+    size_t j;
+    int32_t flat;
+    int rc = group_args(mesh, device, axes_mask, &flat);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (!ONE_AXIS(axes_mask))
+        return group_of_runs(mesh, (uint32_t)flat, axes_mask, members, cap);
+    rc = axis_stride(mesh, (int)CTZ32(axes_mask), &size, &stride);
+    if (rc != MESHGEN_OK)
+        return rc;
+    rc = output_wanted(members, cap, (int32_t)size);
+    if (rc != 1)
+        return rc < 0 ? rc : (int)size;
+    low = (uint32_t)flat;
+    position = divide(&low, stride);
+    divide(&position, size);
+    first = (uint32_t)flat - position * stride;
+    /* The last member lies inside the table in a checked mesh; a mesh whose
+     * sizes do not divide n_devices is caught here. */
+    if ((uint64_t)first + (uint64_t)(size - 1) * stride >= (uint64_t)mesh->n_devices)
+        return MESHGEN_ERR_CORRUPT;
+    /* The innermost axis's group is contiguous: a loop the compiler can
+     * turn into a block copy. */
+    if (mesh->mesh_devices == NULL) {
+        for (j = 0; j < size; j++)
+            members[j] = (int32_t)(first + j * (size_t)stride);
+        return (int)size;
+    }
+    src = &mesh->mesh_devices[first];
+    if (stride == 1) {
+        for (j = 0; j < size; j++)
+            members[j] = src[j];
+    } else {
+        for (j = 0; j < size; j++)
+            members[j] = src[j * (size_t)stride];
+    }
+    return (int)size;
+}
+
+/* The group number and rank of flat along a mask of several axes, or of
+ * none. */
+static NOINLINE int group_index_of_runs(const struct meshgen_mesh *mesh, uint32_t flat,
+                                        uint32_t axes_mask, int32_t *rank)
+{
+    struct span sp;
+    int rc = split(mesh, flat, axes_mask, &sp);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (rank != NULL)
+        *rank = (int32_t)sp.rank;
+    return (int32_t)sp.group;
+}
+
+int meshgen_group_index(const struct meshgen_mesh *mesh, int device, uint32_t axes_mask,
+                        int32_t *rank)
+{
+    uint32_t size, stride, low, high, position;
+    int32_t flat;
+    int rc = group_args(mesh, device, axes_mask, &flat);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (!ONE_AXIS(axes_mask))
+        return group_index_of_runs(mesh, (uint32_t)flat, axes_mask, rank);
+    rc = axis_stride(mesh, (int)CTZ32(axes_mask), &size, &stride);
+    if (rc != MESHGEN_OK)
+        return rc;
+    /* flat = (high * size + position) * stride + low: the group is
+     * high * stride + low, the rank the position. */
+    low = (uint32_t)flat;
+    position = divide(&low, stride);
+    high = divide(&position, size);
+    if (rank != NULL)
+        *rank = (int32_t)position;
+    return (int32_t)(high * stride + low);
+}
+
+int meshgen_group_count(const struct meshgen_mesh *mesh, uint32_t axes_mask)
+{
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (axes_mask & ~ALL_AXES(mesh->n_axes))
+        return MESHGEN_ERR_RANGE;
+    return count_over(mesh, ALL_AXES(mesh->n_axes) & ~axes_mask);
+}
+
+/* ---- MPMD stages ------------------------------------------------------------------ */
+
+/* The mask of the MPMD axis, 0 when there is none; the guard keeps a bad
+ * mpmd_axis from shifting out of range. */
+static uint32_t mpmd_mask(const struct meshgen_mesh *mesh)
+{
+    if (mesh->mpmd_axis < 0 || mesh->mpmd_axis >= mesh->n_axes)
+        return 0;
+    return 1u << mesh->mpmd_axis;
+}
+
+int meshgen_stage_count(const struct meshgen_mesh *mesh)
+{
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    return count_over(mesh, mpmd_mask(mesh));
+}
+
+int meshgen_stage_of(const struct meshgen_mesh *mesh, int device)
+{
+    int32_t coords[MESHGEN_MAX_AXES];
+    int rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    rc = meshgen__device_coords(mesh, device, coords);
+    if (rc != MESHGEN_OK)
+        return rc;
+    return index_over(mesh, coords, mpmd_mask(mesh));
+}
+
+int meshgen_stage_devices(const struct meshgen_mesh *mesh, int stage, int32_t *devices, int cap)
+{
+    struct span sp;
+    uint32_t stage_axis, vary;
+    int64_t first = stage;
+    int32_t count;
+    int i, rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    stage_axis = mpmd_mask(mesh);
+    if (stage < 0 || stage >= count_over(mesh, stage_axis))
+        return MESHGEN_ERR_RANGE;
+    vary = ALL_AXES(mesh->n_axes) & ~stage_axis;
+    count = count_over(mesh, vary);
+    rc = output_wanted(devices, cap, count);
+    if (rc < 0)
+        return rc;
+    if (rc == 1) {
+        /* The stage's first position: `stage` on the MPMD axis, 0 on the
+         * others. The loop stops once past the mesh, before 64 bits could
+         * overflow. */
+        for (i = stage_axis != 0 ? mesh->mpmd_axis + 1 : mesh->n_axes;
+             i < mesh->n_axes && first < mesh->n_devices; i++)
+            first *= axis_size(&mesh->axes[i]);
+        if (first >= mesh->n_devices)
+            return MESHGEN_ERR_CORRUPT;
+        rc = split(mesh, (uint32_t)first, vary, &sp);
+        if (rc != MESHGEN_OK)
+            return rc;
+        list_devices(mesh, &sp, devices);
+    }
+    return count;
+}
