@@ -136,29 +136,22 @@ static void mg_command_help(enum mg_command cmd, FILE *out)
             h->text, h->extra, mg_usage_common, cmd == MG_CMD_ENV ? "" : mg_usage_format);
 }
 
-/* A command-line argument as a message may echo it: control bytes escaped
- * and cut past 200 bytes (at a character) with "...", as diagnostics echo
- * their values (docs/reference.md, "Checks"). Returns buf. */
+/* A command-line argument as a message may echo it: escaped as terminal
+ * text and cut past 200 bytes (at a character) with "...", by the one
+ * escaper (<meshgen/escape.h>), as diagnostics echo their values
+ * (docs/reference.md, "Checks"). Escaped, 200 bytes take at most 800, so
+ * cap 1024 holds them. Returns buf. */
 static const char *mg_arg_shown(const char *s, char *buf, size_t cap)
 {
-    size_t n = 0, i, cut = 200;
+    struct mg_buf b;
+    size_t n;
 
-    /* At a character: a UTF-8 sequence is not split. */
-    if (strnlen(s, cut + 1) > cut)
-        while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
-            cut--;
-    for (i = 0; s[i] && i < cut && n + 8 < cap; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch < 0x20 || ch == 0x7f)
-            n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", ch);
-        else
-            buf[n++] = (char)ch;
-    }
-    if (s[i] && n + 4 <= cap) {
-        memcpy(buf + n, "...", 3);
-        n += 3;
-    }
+    mg_buf_init(&b);
+    mg_escape_cut(&b, MG_ESC_TEXT, s, 200, 0);
+    n = b.len < cap ? b.len : cap - 1;
+    memcpy(buf, b.data, n);
     buf[n] = '\0';
+    mg_buf_free(&b);
     return buf;
 }
 
