@@ -455,9 +455,9 @@ static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_fil
 {
     struct mg_run r;
     int ok = mg_load_mesh(&r, o, rep, n_files ? files[0] : NULL, MG_WHEN_NEVER);
-    /* Colour only where a person reads it, and not against NO_COLOR. */
-    int color = o->color == MG_WHEN_ALWAYS ||
-                (o->color == MG_WHEN_AUTO && isatty(fileno(o->out)) && getenv("NO_COLOR") == NULL);
+    /* main.c decides --color=auto from the terminal and the environment;
+     * a caller of the library gets colour when it asks for it. */
+    int color = o->color == MG_WHEN_ALWAYS;
     struct mg_buf b;
 
     if (!ok)
