@@ -7,12 +7,12 @@
 
 #include <meshgen/gen.h>
 
-/* s quoted for a message, control bytes escaped, cut past 40 bytes (at a
- * UTF-8 character boundary). */
+/* s quoted for a message, escaped as terminal text (<meshgen/escape.h>),
+ * cut past 40 bytes (at a UTF-8 character boundary) with "..." inside the
+ * quotes. */
 const char *mg_show(struct mg_arena *a, const char *s);
-/* A path quoted for a message, control bytes escaped, not cut here (a cut
- * path would not say which file was meant); a message cuts any string it
- * echoes past 200 bytes (diag.c, MG_ECHO_MAX). */
+/* A path quoted for a message, escaped the same way; past 203 bytes its
+ * first and last 100 (the file's name) around "...". */
 const char *mg_show_path(struct mg_arena *a, const char *path);
 
 #endif /* MG_DIAG_H */

@@ -339,7 +339,7 @@ static const char *mg_inputs_text(struct mg_run *r, const char *file)
 static void mg_write_generated(struct mg_run *r, const char *dir, const char *file)
 {
     const struct mg_opts *o = r->opts;
-    const char *paths[3], *data[3], **prereqs, *targets[2];
+    const char *paths[3], *data[3], **prereqs, *targets[2], *refused, *why;
     struct mg_buf out[3];
     size_t lens[3];
     int i, n = o->depfile ? 3 : 2, n_prereqs = 0;
@@ -362,13 +362,20 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
          * cmake/MeshgenAddMesh.cmake (make touches every other one). */
         targets[0] = paths[1];
         targets[1] = paths[0];
-        mg_emit_depfile(&out[2], targets, 2, prereqs, n_prereqs);
+        if ((refused = mg_emit_depfile(&out[2], targets, 2, prereqs, n_prereqs, &why)) != NULL) {
+            /* Make would read another rule, or another file, so nothing is
+             * written (docs/reference.md, "Files and streams"). */
+            struct mg_mark at = {"--depfile", 0, 0};
+            mg_error(&r->diags, MG_CHK_IO, at, "cannot name %s in a Make rule: it holds %s",
+                     mg_show_path(&r->arena, refused), why);
+            r->io_error = 1;
+        }
     }
     for (i = 0; i < 3; i++) {
         data[i] = out[i].data;
         lens[i] = out[i].len;
     }
-    if (mg_write_changed(n, paths, data, lens) != 0) {
+    if (!r->io_error && mg_write_changed(n, paths, data, lens) != 0) {
         int err = errno;
         mg_write_failed(r, "cannot write %s_mesh.[ch] to %s%s%s: %s", r->plan->name,
                         mg_show_path(&r->arena, dir), o->depfile ? " and the depfile " : "",
@@ -448,9 +455,9 @@ static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_fil
 {
     struct mg_run r;
     int ok = mg_load_mesh(&r, o, rep, n_files ? files[0] : NULL, MG_WHEN_NEVER);
-    /* Colour only where a person reads it, and not against NO_COLOR. */
-    int color = o->color == MG_WHEN_ALWAYS ||
-                (o->color == MG_WHEN_AUTO && isatty(fileno(o->out)) && getenv("NO_COLOR") == NULL);
+    /* main.c decides --color=auto from the terminal and the environment;
+     * a caller of the library gets colour when it asks for it. */
+    int color = o->color == MG_WHEN_ALWAYS;
     struct mg_buf b;
 
     if (!ok)

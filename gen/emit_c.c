@@ -56,37 +56,12 @@ static void mg_c_comment(struct mg_buf *b, const char *s)
     }
 }
 
-/* s as a C string literal: quotes, backslashes, control and non-ASCII bytes
- * escaped, so no input can end the literal or a comment. */
+/* s as a C string literal, escaped by the one escaper (MG_ESC_C), so no
+ * input can end the literal or a comment. */
 static void mg_c_string(struct mg_buf *b, const char *s)
 {
-    char tmp[8];
-    const unsigned char *p;
-
     mg_buf_puts(b, "\"");
-    for (p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '"': mg_buf_put(b, "\\\"", 2); break;
-        case '\\': mg_buf_put(b, "\\\\", 2); break;
-        case '\n': mg_buf_put(b, "\\n", 2); break;
-        case '\t': mg_buf_put(b, "\\t", 2); break;
-        /* '?' escaped so that no trigraph can form in any compiler mode. */
-        case '?': mg_buf_put(b, "\\?", 2); break;
-        default:
-            if (*p < 0x20 || *p >= 0x7f) {
-                /* Three-digit octal escapes never swallow a following digit. */
-                snprintf(tmp, sizeof tmp, "\\%03o", *p);
-                mg_buf_puts(b, tmp);
-            } else {
-                /* The run of plain characters from here, at once. */
-                const unsigned char *q = p + 1;
-                while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\' && *q != '?')
-                    q++;
-                mg_buf_put(b, (const char *)p, (size_t)(q - p));
-                p = q - 1;
-            }
-        }
-    }
+    mg_escape(b, MG_ESC_C, s ? s : "");
     mg_buf_puts(b, "\"");
 }
 

@@ -29,8 +29,16 @@ struct mg_report {
  * spec.c). They print as they are in text, but are no artifact in SARIF. */
 static int mg_mark_is_file(struct mg_mark m)
 {
-    return m.file && strcmp(m.file, "--mesh") != 0 && strcmp(m.file, "--inventory") != 0 &&
-           strcmp(m.file, "--name") != 0 && strcmp(m.file, "(this machine)") != 0;
+    static const char *const options[] = {"--mesh", "--inventory", "--name", "--depfile",
+                                          "(this machine)"};
+    size_t i;
+
+    if (!m.file)
+        return 0;
+    for (i = 0; i < sizeof options / sizeof options[0]; i++)
+        if (strcmp(m.file, options[i]) == 0)
+            return 0;
+    return 1;
 }
 
 static const char *mg_related_msg(const struct mg_diag *g)
@@ -40,24 +48,12 @@ static const char *mg_related_msg(const struct mg_diag *g)
 
 /* ---- text ---------------------------------------------------------------------- */
 
-/* A file name in text output: control bytes escaped as in messages, so a
- * name with a newline cannot split a diagnostic or start a line of its own
- * (a forged diagnostic, or a "::" GitHub workflow command). */
-static void mg_diag_file(struct mg_buf *b, const char *s)
-{
-    const unsigned char *p;
-
-    for (p = (const unsigned char *)s; *p; p++) {
-        if (*p == '\n')
-            mg_buf_puts(b, "\\n");
-        else if (*p == '\t')
-            mg_buf_puts(b, "\\t");
-        else if (*p < 0x20 || *p == 0x7f)
-            mg_buf_printf(b, "\\x%02x", *p);
-        else
-            mg_buf_put(b, (const char *)p, 1);
-    }
-}
+/* A file name in text output is escaped as messages are, so a name with a
+ * newline cannot split a diagnostic or start a line of its own (a forged
+ * diagnostic, or a "::" GitHub workflow command), and a long one keeps its
+ * first and last MG_TEXT_PATH_PART bytes: one readable line, which still
+ * says the file's name. */
+#define MG_TEXT_PATH_PART 100
 
 static void mg_diag_loc(struct mg_buf *b, struct mg_mark m)
 {
@@ -65,7 +61,7 @@ static void mg_diag_loc(struct mg_buf *b, struct mg_mark m)
         mg_buf_puts(b, "meshgen");
         return;
     }
-    mg_diag_file(b, m.file);
+    mg_escape_cut(b, MG_ESC_TEXT, m.file, MG_TEXT_PATH_PART, MG_TEXT_PATH_PART);
     if (m.line > 0)
         mg_buf_printf(b, ":%d:%d", m.line, m.col > 0 ? m.col : 1);
 }
@@ -84,26 +80,6 @@ static void mg_diag_text(struct mg_buf *b, const struct mg_diag *g)
 
 /* ---- GitHub workflow commands -------------------------------------------------- */
 
-/* GitHub workflow commands need %, CR and LF escaped in the message and
- * also ':' and ',' in properties. */
-static void mg_diag_gh_escaped(struct mg_buf *b, const char *s, int property)
-{
-    for (; *s; s++) {
-        if (*s == '%')
-            mg_buf_puts(b, "%25");
-        else if (*s == '\r')
-            mg_buf_puts(b, "%0D");
-        else if (*s == '\n')
-            mg_buf_puts(b, "%0A");
-        else if (property && *s == ':')
-            mg_buf_puts(b, "%3A");
-        else if (property && *s == ',')
-            mg_buf_puts(b, "%2C");
-        else
-            mg_buf_put(b, s, 1);
-    }
-}
-
 /* ::error file=F,line=L,col=C,title=T::message */
 static void mg_diag_gh_command(struct mg_buf *b, const char *command, struct mg_mark at,
                                const char *title, const char *message)
@@ -111,15 +87,15 @@ static void mg_diag_gh_command(struct mg_buf *b, const char *command, struct mg_
     mg_buf_printf(b, "::%s ", command);
     if (at.file) {
         mg_buf_puts(b, "file=");
-        mg_diag_gh_escaped(b, at.file, 1);
+        mg_escape(b, MG_ESC_GITHUB_PROPERTY, at.file);
         if (at.line > 0)
             mg_buf_printf(b, ",line=%d,col=%d", at.line, at.col > 0 ? at.col : 1);
         mg_buf_puts(b, ",");
     }
     mg_buf_puts(b, "title=");
-    mg_diag_gh_escaped(b, title, 1);
+    mg_escape(b, MG_ESC_GITHUB_PROPERTY, title);
     mg_buf_puts(b, "::");
-    mg_diag_gh_escaped(b, message, 0);
+    mg_escape(b, MG_ESC_GITHUB, message);
     mg_buf_puts(b, "\n");
 }
 
@@ -174,23 +150,12 @@ static void mg_diag_json(struct mg_json *j, const struct mg_diag *g)
 /* A path as a URI reference (RFC 3986): relative paths stay relative to
  * where meshgen ran (SARIF's uriBaseId is left to the consumer), absolute
  * ones become file:// URIs; every byte outside the unreserved set and '/'
- * is percent-encoded. */
+ * is percent-encoded, so any bytes of the name survive. */
 static const char *mg_sarif_uri(struct mg_buf *tmp, const char *path)
 {
-    const unsigned char *p = (const unsigned char *)path;
-
     tmp->len = 0;
-    if (*p == '/')
-        mg_buf_puts(tmp, "file://");
-    for (; *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-            strchr("-._~/", *p))
-            mg_buf_put(tmp, (const char *)p, 1);
-        else
-            mg_buf_printf(tmp, "%%%02X", *p);
-    }
-    mg_buf_put(tmp, "", 1);
-    tmp->len--;
+    mg_buf_puts(tmp, path[0] == '/' ? "file://" : "");
+    mg_escape(tmp, MG_ESC_URI, path);
     return tmp->data;
 }
 

@@ -13,12 +13,7 @@
 static void mg_sh_quote(struct mg_buf *b, const char *s)
 {
     mg_buf_puts(b, "'");
-    for (; *s; s++) {
-        if (*s == '\'')
-            mg_buf_puts(b, "'\\''");
-        else
-            mg_buf_put(b, s, 1);
-    }
+    mg_escape(b, MG_ESC_SH, s);
     mg_buf_puts(b, "'");
 }
 
@@ -67,15 +62,8 @@ void mg_emit_env(struct mg_buf *out, const struct mg_env *e, enum mg_env_format 
         return;
     }
     for (i = 0; i < e->n_notes; i++) {
-        const char *s;
-
         mg_buf_puts(out, "# ");
-        for (s = e->notes[i]; *s; s++) {
-            if (*s == '\n' || *s == '\r')
-                mg_buf_puts(out, "\n# ");
-            else
-                mg_buf_put(out, s, 1);
-        }
+        mg_escape(out, MG_ESC_SH_COMMENT, e->notes[i]);
         mg_buf_puts(out, "\n");
     }
     for (i = 0; i < e->n_vars; i++) {

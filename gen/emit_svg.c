@@ -58,29 +58,12 @@ struct mg_svg {
     int n_slices; /* TPU slices drawn chip by chip below the grid */
 };
 
-/* Text content or an attribute value: XML-escaped, control characters
- * and the noncharacters U+FFFE and U+FFFF (which XML 1.0 cannot hold even
- * escaped; YAML's "\uFFFE" makes them) as '?'. */
+/* Text content or an attribute value, escaped by the one escaper
+ * (<meshgen/escape.h>, MG_ESC_XML): what XML 1.0 cannot hold as '?', and
+ * bytes that are not UTF-8 as U+FFFD, so the picture always parses. */
 static void mg_svg_text(struct mg_buf *b, const char *s)
 {
-    for (; *s; s++) {
-        if (memcmp(s, "\xef\xbf", 2) == 0 && (s[2] == '\xbe' || s[2] == '\xbf')) {
-            mg_buf_puts(b, "?");
-            s += 2;
-            continue;
-        }
-        switch (*s) {
-        case '<': mg_buf_puts(b, "&lt;"); break;
-        case '>': mg_buf_puts(b, "&gt;"); break;
-        case '&': mg_buf_puts(b, "&amp;"); break;
-        case '"': mg_buf_puts(b, "&quot;"); break;
-        default:
-            if ((unsigned char)*s < 0x20 || *s == 0x7f)
-                mg_buf_puts(b, "?");
-            else
-                mg_buf_put(b, s, 1);
-        }
-    }
+    mg_escape(b, MG_ESC_XML, s);
 }
 
 /* Characters (UTF-8 code points) of s. */

@@ -538,9 +538,9 @@ static void mg_name_auto_slices(struct mg_inv_ctx *c, struct mg_group *groups, s
 
 /* A group's `slice`. Refused (inventory-slice), as if not written: ""
  * (how the tables, `meshgen env` and resolve's null write no slice: as a
- * name it would be a granule that reads as none); a control character,
- * which `show` and `meshgen inventory` would print as it is; a name past
- * MG_SLICE_NAME_MAX characters. */
+ * name it would be a granule that reads as none); a control character
+ * (C0, DEL or C1), which `show` and `meshgen inventory` would print as it
+ * is; a name past MG_SLICE_NAME_MAX characters. */
 static void mg_group_slice(struct mg_inv_ctx *c, struct mg_group *g, const struct mg_node *node,
                            const char *where)
 {
@@ -552,11 +552,14 @@ static void mg_group_slice(struct mg_inv_ctx *c, struct mg_group *g, const struc
     if (!g->slice)
         return;
     for (s = (const unsigned char *)g->slice; *s; s++) {
-        if (*s < 0x20 || *s == 0x7f) {
+        /* C1 controls too (U+0080-U+009F, UTF-8 C2 80-C2 9F): a terminal
+         * takes U+009B for the start of a control sequence, as ESC '['. */
+        unsigned cp = s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F ? s[1] : *s;
+        if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
             mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
                      "%s.slice: found the control character #x%02X in %s, expected a name of "
                      "printable characters",
-                     where, *s, mg_show(c->a, g->slice));
+                     where, cp, mg_show(c->a, g->slice));
             g->slice = NULL;
             return;
         }

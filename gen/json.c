@@ -7,7 +7,6 @@
  */
 #include "json.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 static void mg_json_spaces(struct mg_buf *b, int n)
@@ -104,37 +103,12 @@ void mg_json_end(struct mg_json *j)
     mg_buf_put(j->b, &f->close, 1);
 }
 
-/* Whether a byte is written as itself. Bytes >= 0x80 pass through: the
- * YAML loader only lets valid UTF-8 in, and hwloc strings are checked
- * there too. */
-static int mg_json_plain(unsigned char c)
-{
-    return c >= 0x20 && c != 0x7f && c != '"' && c != '\\';
-}
-
+/* A string in quotes, escaped by the one escaper (<meshgen/escape.h>):
+ * valid UTF-8 whatever bytes s holds. */
 static void mg_json_quoted(struct mg_buf *b, const char *s)
 {
-    char tmp[8];
-    const unsigned char *p = (const unsigned char *)s, *run;
-
     mg_buf_put(b, "\"", 1);
-    while (*p) {
-        /* Plain runs in one piece: keys and names are mostly plain. */
-        for (run = p; mg_json_plain(*p); p++)
-            ;
-        mg_buf_put(b, (const char *)run, (size_t)(p - run));
-        if (!*p)
-            break;
-        switch (*p) {
-        case '"': mg_buf_put(b, "\\\"", 2); break;
-        case '\\': mg_buf_put(b, "\\\\", 2); break;
-        case '\n': mg_buf_put(b, "\\n", 2); break;
-        case '\r': mg_buf_put(b, "\\r", 2); break;
-        case '\t': mg_buf_put(b, "\\t", 2); break;
-        default: snprintf(tmp, sizeof tmp, "\\u%04x", *p); mg_buf_puts(b, tmp);
-        }
-        p++;
-    }
+    mg_escape(b, MG_ESC_JSON, s);
     mg_buf_put(b, "\"", 1);
 }
 

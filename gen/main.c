@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char mg_usage_main[] =
     "usage: meshgen <command> [options] [FILE...]\n"
@@ -84,8 +85,8 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
         {"meshgen show [options] FILE",
          "Draws the mesh as a grid (rows: all axes but the last; columns: the last),\n"
          "each cell a device id, coloured by host, slice or MPMD stage.\n",
-         "  --color WHEN      auto (default: when stdout is a terminal and NO_COLOR is\n"
-         "                    unset), always or never\n"
+         "  --color WHEN      auto (default: when stdout is a terminal, TERM is set and\n"
+         "                    not 'dumb', and NO_COLOR is unset), always or never\n"
          "  --color-by KEY    what colours a cell: host (default), slice or stage\n"
          "  --svg FILE        also draw the grid as an SVG picture into FILE (with a\n"
          "                    legend; past 64 rows or columns, blocks of positions);\n"
@@ -136,29 +137,22 @@ static void mg_command_help(enum mg_command cmd, FILE *out)
             h->text, h->extra, mg_usage_common, cmd == MG_CMD_ENV ? "" : mg_usage_format);
 }
 
-/* A command-line argument as a message may echo it: control bytes escaped
- * and cut past 200 bytes (at a character) with "...", as diagnostics echo
- * their values (docs/reference.md, "Checks"). Returns buf. */
+/* A command-line argument as a message may echo it: escaped as terminal
+ * text and cut past 200 bytes (at a character) with "...", by the one
+ * escaper (<meshgen/escape.h>), as diagnostics echo their values
+ * (docs/reference.md, "Checks"). Escaped, 200 bytes take at most 800, so
+ * cap 1024 holds them. Returns buf. */
 static const char *mg_arg_shown(const char *s, char *buf, size_t cap)
 {
-    size_t n = 0, i, cut = 200;
+    struct mg_buf b;
+    size_t n;
 
-    /* At a character: a UTF-8 sequence is not split. */
-    if (strnlen(s, cut + 1) > cut)
-        while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
-            cut--;
-    for (i = 0; s[i] && i < cut && n + 8 < cap; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch < 0x20 || ch == 0x7f)
-            n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", ch);
-        else
-            buf[n++] = (char)ch;
-    }
-    if (s[i] && n + 4 <= cap) {
-        memcpy(buf + n, "...", 3);
-        n += 3;
-    }
+    mg_buf_init(&b);
+    mg_escape_cut(&b, MG_ESC_TEXT, s, 200, 0);
+    n = b.len < cap ? b.len : cap - 1;
+    memcpy(buf, b.data, n);
     buf[n] = '\0';
+    mg_buf_free(&b);
     return buf;
 }
 
@@ -252,9 +246,30 @@ static int mg_option_count(enum mg_command cmd, const char *option, const char *
     return -1;
 }
 
-/* One option of argv (argv[0] is the command's name) into *o. Returns -1
- * to go on, or the exit code: 0 after --help, 2 after a usage error. */
-static int mg_parse_option(enum mg_command cmd, int ch, char **argv, struct mg_opts *o)
+/* An unknown option: a long one as written; a short one by its letter and
+ * the word it starts, which may be a file whose name starts with '-'
+ * (`validate -weird.yaml`), so the message says how to name such a file. */
+static int mg_unknown_option(enum mg_command cmd, const char *arg)
+{
+    char shown[1024], letter[8];
+    const char in[] = {'-', arg[1], '\0'};
+
+    mg_arg_shown(arg, shown, sizeof shown);
+    if (arg[1] == '-')
+        return mg_usage_error(cmd, "unknown option '%s'", shown);
+    mg_arg_shown(in, letter, sizeof letter);
+    if (!arg[2])
+        return mg_usage_error(
+            cmd, "unknown option '%s' (a file named so: write './%s', or put '--' before it)",
+            letter, shown);
+    return mg_usage_error(
+        cmd, "unknown option '%s' in '%s' (a file named so: write './%s', or put '--' before it)",
+        letter, shown, shown);
+}
+
+/* One option, the word arg of the command line, into *o. Returns -1 to go
+ * on, or the exit code: 0 after --help, 2 after a usage error. */
+static int mg_parse_option(enum mg_command cmd, int ch, const char *arg, struct mg_opts *o)
 {
     int value;
     char shown[1024];
@@ -308,10 +323,8 @@ static int mg_parse_option(enum mg_command cmd, int ch, char **argv, struct mg_o
     case 'h': mg_command_help(cmd, stdout); return MG_EXIT_OK;
     case ':':
         return mg_usage_error(cmd, "option '%s' needs an argument",
-                              mg_arg_shown(argv[optind - 1], shown, sizeof shown));
-    default:
-        return mg_usage_error(cmd, "unknown option '%s'",
-                              mg_arg_shown(argv[optind - 1], shown, sizeof shown));
+                              mg_arg_shown(arg, shown, sizeof shown));
+    default: return mg_unknown_option(cmd, arg);
     }
     return -1;
 }
@@ -405,26 +418,66 @@ static int mg_find_command(int argc, char **argv, int *code)
     return cmd;
 }
 
+/* The options of argv (argv[0] is the command's name) into *o, the files
+ * into files[0..*n_files). getopt_long returns the words in order ('-'
+ * first in its option string), so each call reads the word at optind when
+ * it starts (no option here takes the rest of a word after a letter that
+ * is one: -o takes it as its value, -h stops), and a message can name the
+ * word it failed on. Returns -1 to go on, or the exit code. */
+static int mg_parse_argv(enum mg_command cmd, int argc, char **argv, struct mg_opts *o,
+                         char **files, int *n_files)
+{
+    int ch, code, at = optind = 1;
+
+    opterr = 0;
+    *n_files = 0;
+    while ((ch = getopt_long(argc, argv, "-:o:h", mg_long_options, NULL)) != -1) {
+        if (ch == 1)
+            files[(*n_files)++] = optarg;
+        else if ((code = mg_parse_option(cmd, ch, argv[at], o)) >= 0)
+            return code;
+        at = optind;
+    }
+    while (optind < argc) /* after "--" */
+        files[(*n_files)++] = argv[optind++];
+    return -1;
+}
+
+/* --color=auto (the default) is decided here, for the stream show writes
+ * to: colour only where a person reads it, on a terminal that shows colour
+ * (TERM set and not "dumb", as git decides), and not when NO_COLOR is set
+ * (no-color.org). The driver colours for always only. */
+static enum mg_when mg_color_when(enum mg_when when, FILE *out)
+{
+    const char *term = getenv("TERM");
+
+    if (when != MG_WHEN_AUTO)
+        return when;
+    if (isatty(fileno(out)) && term && *term && strcmp(term, "dumb") != 0 && !getenv("NO_COLOR"))
+        return MG_WHEN_ALWAYS;
+    return MG_WHEN_NEVER;
+}
+
 static int mg_main(int argc, char **argv)
 {
     struct mg_opts o;
-    int cmd, ch, code;
+    int cmd, code, n_files;
+    char **files;
 
     cmd = mg_find_command(argc, argv, &code);
     if (cmd < 0)
         return code;
     mg_opts_init(&o);
-    optind = 1;
-    opterr = 0;
-    argc--;
-    argv++;
-    while ((ch = getopt_long(argc, argv, ":o:h", mg_long_options, NULL)) != -1)
-        if ((code = mg_parse_option((enum mg_command)cmd, ch, argv, &o)) >= 0)
-            return code;
-    code = mg_check_usage((enum mg_command)cmd, &o, argc - optind, argv + optind);
-    if (code >= 0)
-        return code;
-    return mg_run_command((enum mg_command)cmd, &o, argc - optind, argv + optind);
+    if (!(files = calloc((size_t)argc, sizeof *files)))
+        mg_oom();
+    code = mg_parse_argv((enum mg_command)cmd, argc - 1, argv + 1, &o, files, &n_files);
+    o.color = mg_color_when(o.color, o.out);
+    if (code < 0)
+        code = mg_check_usage((enum mg_command)cmd, &o, n_files, files);
+    if (code < 0)
+        code = mg_run_command((enum mg_command)cmd, &o, n_files, files);
+    free(files);
+    return code;
 }
 
 /* Whatever went to stdout (help, the version, a command's result) must

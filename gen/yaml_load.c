@@ -49,12 +49,22 @@ struct mg_yanchor {
     uint64_t size;
 };
 
+/* A place in the text: libyaml's character index, the byte it starts at,
+ * and the line and column an editor shows there. */
+struct mg_ypos {
+    size_t index, byte;
+    int line, col;
+    int after_cr; /* the character before was a CR: a LF here ends no line */
+};
+
 struct mg_yloader {
     struct mg_arena *arena;
     struct mg_diags *diags;
     const char *file;
     const char *buf;
     size_t len;
+    struct mg_ypos pos; /* where the last mark was found (mg_yaml_mark) */
+    int utf16;          /* libyaml decodes UTF-16: its own lines are kept */
 
     /* Heap, not arena: these grow and are thrown away when parsing ends. */
     struct mg_yslot *slots;
@@ -86,12 +96,45 @@ static int mg_yaml_clamp(size_t v)
     return v >= (size_t)INT_MAX ? INT_MAX : (int)v + 1;
 }
 
-static struct mg_mark mg_yaml_mark(const struct mg_yloader *l, yaml_mark_t m)
+/* The start of the text: after a UTF-8 byte order mark, which libyaml
+ * drops before it counts characters. */
+static void mg_yaml_pos_start(struct mg_yloader *l)
 {
-    struct mg_mark at;
-    at.file = l->file;
-    at.line = mg_yaml_clamp(m.line);
-    at.col = mg_yaml_clamp(m.column);
+    memset(&l->pos, 0, sizeof l->pos);
+    l->pos.line = l->pos.col = 1;
+    if (l->len >= 3 && memcmp(l->buf, "\xEF\xBB\xBF", 3) == 0)
+        l->pos.byte = 3;
+}
+
+/* Where libyaml's mark m is, as editors count lines: libyaml (YAML 1.1)
+ * also ends a line at U+0085, U+2028 and U+2029, which editors and YAML
+ * 1.2 do not, so its line numbers drift past one of them, in a comment
+ * too. Lines here end at LF, CR LF and CR only, and columns count code
+ * points, as libyaml's do. The text libyaml has read up to m is valid
+ * UTF-8; marks mostly come in order, so the walk goes on from the last. */
+static struct mg_mark mg_yaml_mark(struct mg_yloader *l, yaml_mark_t m)
+{
+    struct mg_mark at = {l->file, mg_yaml_clamp(m.line), mg_yaml_clamp(m.column)};
+    struct mg_ypos *p = &l->pos;
+
+    if (l->utf16)
+        return at;
+    if (m.index < p->index)
+        mg_yaml_pos_start(l);
+    while (p->index < m.index && p->byte < l->len) {
+        unsigned char ch = (unsigned char)l->buf[p->byte];
+        if (ch == '\r' || (ch == '\n' && !p->after_cr)) {
+            p->line += p->line < INT_MAX;
+            p->col = 1;
+        } else if (ch != '\n') {
+            p->col += p->col < INT_MAX;
+        }
+        p->after_cr = ch == '\r';
+        p->byte += ch < 0xC0 ? 1 : ch < 0xE0 ? 2 : ch < 0xF0 ? 3 : 4;
+        p->index++;
+    }
+    at.line = p->line;
+    at.col = p->col;
     return at;
 }
 
@@ -259,9 +302,10 @@ static struct mg_node *mg_yaml_new_node(struct mg_yloader *l, enum mg_node_kind 
     return n;
 }
 
-/* Hands a finished node to the open collection (or makes it the root).
- * Returns 0 when parsing must stop. */
-static int mg_yaml_add(struct mg_yloader *l, struct mg_node *node, uint64_t size)
+/* Hands a finished node to the open collection (or makes it the root);
+ * at is where it stands in the text, which for an alias is the alias, not
+ * the anchored node. Returns 0 when parsing must stop. */
+static int mg_yaml_add(struct mg_yloader *l, struct mg_node *node, uint64_t size, struct mg_mark at)
 {
     struct mg_yframe *f;
 
@@ -274,7 +318,7 @@ static int mg_yaml_add(struct mg_yloader *l, struct mg_node *node, uint64_t size
      * and the public header promises them. Parsing goes on to find further errors. */
     if (f->node->kind == MG_NODE_MAP && (l->n_slots - f->first) % 2 == 0 &&
         node->kind != MG_NODE_SCALAR) {
-        mg_error(l->diags, MG_CHK_YAML_SYNTAX, node->mark,
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
                  "found a %s as a mapping key; expected a scalar key",
                  node->kind == MG_NODE_SEQ ? "sequence" : "mapping");
         l->failed = 1;
@@ -319,7 +363,7 @@ static int mg_yaml_scalar(struct mg_yloader *l, const yaml_event_t *ev)
     n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
     if (ev->data.scalar.anchor)
         mg_yaml_anchor_set(l, mg_strdup(l->arena, (const char *)ev->data.scalar.anchor), n, 1);
-    return mg_yaml_add(l, n, 1);
+    return mg_yaml_add(l, n, 1, at);
 }
 
 static int mg_yaml_alias(struct mg_yloader *l, const yaml_event_t *ev)
@@ -332,7 +376,7 @@ static int mg_yaml_alias(struct mg_yloader *l, const yaml_event_t *ev)
     if (!mg_yaml_count_node(l, at))
         return 0;
     if (an)
-        return mg_yaml_add(l, an->node, an->size);
+        return mg_yaml_add(l, an->node, an->size, at);
     mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
              "found an alias to the unknown anchor '%s'; expected an anchor defined earlier "
              "and outside the aliasing node",
@@ -341,7 +385,7 @@ static int mg_yaml_alias(struct mg_yloader *l, const yaml_event_t *ev)
     /* A null placeholder keeps the mapping's keys and values paired. */
     n = mg_yaml_new_node(l, MG_NODE_SCALAR, ev->start_mark, NULL);
     n->value = "";
-    return mg_yaml_add(l, n, 1);
+    return mg_yaml_add(l, n, 1, at);
 }
 
 static int mg_yaml_start(struct mg_yloader *l, const yaml_event_t *ev)
@@ -396,7 +440,7 @@ static int mg_yaml_end(struct mg_yloader *l)
     l->n_slots = f.first;
     if (f.anchor)
         mg_yaml_anchor_set(l, f.anchor, n, f.size);
-    return mg_yaml_add(l, n, f.size);
+    return mg_yaml_add(l, n, f.size, n->mark);
 }
 
 /* Returns 0 when parsing must stop (an error, or the end of the stream). */
@@ -443,6 +487,9 @@ struct mg_node *mg_yaml_parse(struct mg_arena *a, struct mg_diags *d, const char
     /* libyaml asserts on a NULL input, even of length 0. */
     l.buf = buf ? buf : "";
     l.len = buf ? len : 0;
+    l.utf16 =
+        l.len >= 2 && (memcmp(l.buf, "\xFE\xFF", 2) == 0 || memcmp(l.buf, "\xFF\xFE", 2) == 0);
+    mg_yaml_pos_start(&l);
 
     if (!yaml_parser_initialize(&parser)) {
         mg_error(d, MG_CHK_YAML_SYNTAX, mg_yaml_offset_mark(&l, 0),

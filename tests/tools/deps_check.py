@@ -30,7 +30,7 @@ import sys
 
 # Objects an emitter may use: the shared pieces, nothing that loads, checks
 # or plans.
-EMITTER_MAY_USE = {"arena", "buf", "diag", "words", "json", "mesh_math", "emit_grid"}
+EMITTER_MAY_USE = {"arena", "buf", "escape", "diag", "words", "json", "mesh_math", "emit_grid"}
 
 # Pairs (user, used) that must never appear, whatever else changes.
 FORBIDDEN = {
@@ -128,8 +128,14 @@ def cycles(graph):
 
 
 def public_api(header):
-    """The names the public header declares: functions and extern objects."""
+    """The names the public header declares, with the headers of its own
+    directory it includes (<meshgen/escape.h>): functions and extern
+    objects."""
     text = open(header, encoding="utf-8").read()
+    for name in re.findall(r"^\s*#\s*include\s*<meshgen/(\w+\.h)>", text, flags=re.M):
+        path = os.path.join(os.path.dirname(header), name)
+        if os.path.exists(path):
+            text += open(path, encoding="utf-8").read()
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     names = set(re.findall(r"\b(mg_\w+)\s*\(", text))
     names |= set(re.findall(r"\bextern\b[^;]*?\b(mg_\w+)\s*;", text))

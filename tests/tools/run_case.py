@@ -7,7 +7,10 @@ A case is a YAML spec whose leading comments carry the test:
     # error: shape-infer 9:17
     # error: hostlist 3:24 ../data/inventory/errors/bad-hostlist.yaml
     # stdout: "mesh": [0, 1]          (a substring the output must hold)
+    # no-stdout: [0m                   (a substring it must not hold)
     # stderr: some text               (a substring stderr must hold)
+    # env: TERM=dumb                  (set in meshgen's environment)
+    # tty: stdout                     (stdout is a pseudo-terminal)
 The spec file itself is appended to the command line unless the command
 holds the word {file} (then it is put there) or the case says
 `# no-file`. Every `error:` line must match one diagnostic
@@ -59,12 +62,14 @@ def main():
 
 def parse(case, name):
     """The case's expectations, from its leading comment lines."""
-    t = {"command": None, "exit": 0, "errors": [], "stdout": [], "stderr": [], "no_file": False}
+    t = {"command": None, "exit": 0, "errors": [], "stdout": [], "stderr": [], "no_file": False,
+         "no-stdout": [], "env": [], "tty": False}
     with open(case, encoding="utf-8", errors="replace") as f:
         for line in f:
             if not line.startswith("#"):
                 continue
-            m = re.match(r"#\s*(meshgen|exit|error|stdout|stderr|no-file):?\s?(.*)$", line.rstrip("\n"))
+            m = re.match(r"#\s*(meshgen|exit|error|stdout|no-stdout|stderr|no-file|env|tty):?\s?(.*)$",
+                         line.rstrip("\n"))
             if not m:
                 continue
             key, val = m.group(1), m.group(2)
@@ -77,6 +82,8 @@ def parse(case, name):
                 t["errors"].append((parts[0], parts[1], parts[2] if len(parts) > 2 else name))
             elif key == "no-file":
                 t["no_file"] = True
+            elif key == "tty":
+                t["tty"] = val == "stdout"
             else:
                 t[key].append(val)
     return t
@@ -127,6 +134,33 @@ def check_pin(name, pin, err, update):
             f"the change is deliberate):\n{text}"]
 
 
+def run_plain(args, cwd, env):
+    return subprocess.run(args, capture_output=True, timeout=300, cwd=cwd, env=env)
+
+
+def run_on_tty(args, cwd, env):
+    """args with stdout on a pseudo-terminal (what a person sees), stderr
+    on a pipe; the terminal's "\r\n" read back as "\n"."""
+    import pty
+    master, slave = pty.openpty()
+    with subprocess.Popen(args, stdout=slave, stderr=subprocess.PIPE, cwd=cwd, env=env) as p:
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the process closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.close(master)
+        err = p.stderr.read()
+        p.wait(timeout=300)
+    out = b"".join(chunks).replace(b"\r\n", b"\n")
+    return subprocess.CompletedProcess(args, p.returncode, out, err)
+
+
 def run(meshgen, case, update):
     name = os.path.basename(case)
     cwd = os.path.dirname(os.path.abspath(case))
@@ -141,7 +175,8 @@ def run(meshgen, case, update):
         args.append(name)
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR" and not k.startswith("LC_")}
     env.update(LC_ALL="C", LANG="C")
-    proc = subprocess.run(meshgen + args, capture_output=True, timeout=300, cwd=cwd, env=env)
+    env.update(e.split("=", 1) for e in t["env"])
+    proc = (run_on_tty if t["tty"] else run_plain)(meshgen + args, cwd, env)
     out = proc.stdout.decode("utf-8", "replace")
     err = normalize(proc.stderr.decode("utf-8", "replace"), meshgen[-1], cwd)
     failures = []
@@ -155,6 +190,7 @@ def run(meshgen, case, update):
     failures += [f"expected error [{e[0]}] at {e[2]}:{e[1]}" for e in errors if e not in seen]
     failures += [f"unexpected error [{s[0]}] at {s[2]}:{s[1]}" for s in seen if s not in errors]
     failures += [f"stdout lacks {s!r}" for s in t["stdout"] if s not in out]
+    failures += [f"stdout holds {s!r}" for s in t["no-stdout"] if s in out]
     failures += [f"stderr lacks {s!r}" for s in t["stderr"] if s not in err]
     failures += check_pin(name, pin_path(case), err, update)
     if update:

@@ -247,7 +247,7 @@ static void test_bad_characters(void **state)
     expect_error(f, "a/b", 1);
     expect_error(f, "a*", 1);
     /* Control bytes are shown escaped. */
-    expect_message(expect_error(f, "a\tb", 1), "found the character '\\x09'");
+    expect_message(expect_error(f, "a\tb", 1), "found the character '\\t'");
     /* A character outside ASCII is shown whole, not as its first byte. */
     msg = expect_error(f, "gpé1", 2);
     expect_message(msg, "found the character 'é'");

@@ -951,7 +951,7 @@ static void test_slice_name_refused(void **state)
 
     assert_null(load(f, INV_DATA "/errors/control-slice.yaml"));
     expect_message(expect_diag(&f->diags, "inventory-slice", 7, 12),
-                   "hosts[0].slice: found the control character #x1B in 'r\\x1B[2Jx'");
+                   "hosts[0].slice: found the control character #x1B in 'r\\x1b[2Jx'");
     assert_int_equal(f->diags.n_errors, 1);
     mg_diags_init(&f->diags, &f->arena);
     assert_null(load(f, INV_DATA "/errors/long-slice.yaml"));

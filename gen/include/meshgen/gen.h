@@ -24,7 +24,8 @@
 #include <stdio.h>
 
 #include <meshgen/meshgen.h>
-#include <meshgen/tpu.h> /* TPU slices: families, layouts, torus assignment */
+#include <meshgen/tpu.h>    /* TPU slices: families, layouts, torus assignment */
+#include <meshgen/escape.h> /* echoed strings, escaped per output format */
 
 #define MG_MAX_AXES MESHGEN_MAX_AXES
 #define MG_MAX_DIMS MESHGEN_MAX_DIMS
@@ -724,9 +725,12 @@ int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan 
 void mg_emit_env(struct mg_buf *out, const struct mg_env *e, enum mg_env_format fmt);
 /* emit_inventory.c: the listing of `meshgen inventory`. */
 void mg_emit_inventory(struct mg_buf *out, const struct mg_inventory *inv);
-/* emit_dep.c: a Make rule: every target depends on every prerequisite. */
-void mg_emit_depfile(struct mg_buf *out, const char *const *targets, int n_targets,
-                     const char *const *prereqs, int n_prereqs);
+/* emit_dep.c: a Make rule: every target depends on every prerequisite,
+ * each name escaped as GCC's -MD writes it (MG_ESC_MAKE). Returns NULL, or
+ * the first name a Make rule cannot hold (mg_esc_refusal), with *why set
+ * to what in it cannot be, and then writes nothing. */
+const char *mg_emit_depfile(struct mg_buf *out, const char *const *targets, int n_targets,
+                            const char *const *prereqs, int n_prereqs, const char **why);
 /*
  * emit_diag.c: the diagnostics of a whole command (every file of a
  * `validate`) as one report. Text and GitHub workflow commands are appended
