@@ -121,15 +121,23 @@ def _where(mesh, d):
 def _count_message(mesh, n_dev, n_proc, whole):
     want_dev, want_proc = len(mesh.device_ids), len(mesh.processes)
     at_least = "" if whole else "at least "
-    head = (f"jax.devices() has {n_dev} devices in {n_proc} processes; the mesh wants "
-            f"{at_least}{want_dev} in {want_proc}")
+    head = (f"jax.devices() has {_n(n_dev, 'device')} in {_n(n_proc, 'process')}; the mesh "
+            f"wants {at_least}{want_dev} in {want_proc}")
     if n_proc != want_proc:
-        return (f"{head}: was jax.distributed.initialize called with {want_proc} processes "
-                f"(process k on the k-th {_process_unit(mesh)} of the inventory)?")
+        return (f"{head}: was jax.distributed.initialize called with "
+                f"{_n(want_proc, 'process')} (process k on the k-th {_process_unit(mesh)} of "
+                "the inventory)?")
     per = sorted({len(p.devices) for p in mesh.processes})
     per_text = " or ".join(str(x) for x in per)
     return (f"{head}: does each process see its {per_text} devices (all of its host's, "
             "CUDA_VISIBLE_DEVICES unset, or local_device_ids in jax.distributed.initialize)?")
+
+
+def _n(count, noun):
+    """'1 device', '2 devices', '1 process', '4 processes'."""
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {noun}es" if noun.endswith("s") else f"{count} {noun}s"
 
 
 def _process_unit(mesh):

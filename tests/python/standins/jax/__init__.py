@@ -59,5 +59,6 @@ def devices_for(doc, processes=None, platform=None):
             proc = processes[d["id"]]
         local = seen.get(proc, 0)
         seen[proc] = local + 1
-        out.append(Device(2048 * (proc + 1) + local, proc, plat, d.get("coords"), d.get("core_on_chip")))
+        out.append(Device(2048 * (proc + 1) + local, proc, plat, d.get("coords"),
+                          d.get("core_on_chip")))
     return out
