@@ -57,8 +57,10 @@ class Mesh:
 
     def __repr__(self) -> str:
         shape = ", ".join(f"{n}={s}" for n, s in zip(self.axis_names, self.axis_sizes))
-        return (f"meshgen.Mesh({self.name!r}: {shape}; {len(self.device_ids)} "
-                f"{self.device_kind or 'device'}s in {len(self.processes)} processes)")
+        n, p = len(self.device_ids), len(self.processes)
+        kind = self.device_kind or "device"
+        return (f"meshgen.Mesh({self.name!r}: {shape}; {n} {kind}{'s' if n != 1 else ''} in "
+                f"{p} process{'es' if p != 1 else ''})")
 
     @property
     def shape(self) -> Dict[str, int]:
