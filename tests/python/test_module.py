@@ -175,6 +175,48 @@ class Documents(unittest.TestCase):
                 break_it()
                 self.refused(d, message)
 
+    def test_mutations_never_crash(self):
+        """Documents with one value replaced (a fixed seed): each is read or
+        refused with a DocumentError, never another exception."""
+        import random
+
+        rng = random.Random(25)
+        values = [None, True, -1, 0, 1, 2 ** 70, 1.5, "", "tp", "x" * 40, [], [0], [None],
+                  {}, {"a": 1}, [[]], [["tp", "tp"]]]
+
+        def slots(x, path=()):
+            if isinstance(x, dict):
+                for k, v in x.items():
+                    yield path + (k,)
+                    yield from slots(v, path + (k,))
+            elif isinstance(x, list):
+                for i, v in enumerate(x[:6]):
+                    yield path + (i,)
+                    yield from slots(v, path + (i,))
+
+        base = cli_resolve(config("v5e-multislice.yaml"))
+        paths = list(slots(base))
+        refused = 0
+        for _ in range(3000):
+            doc = copy.deepcopy(base)
+            path = rng.choice(paths)
+            parent = doc
+            for k in path[:-1]:
+                parent = parent[k]
+            if rng.random() < 0.1 and isinstance(parent, dict):
+                del parent[path[-1]]
+            else:
+                parent[path[-1]] = copy.deepcopy(rng.choice(values))
+            try:
+                m = meshgen.load(doc)
+                for name, sh in m.shardings.items():
+                    if sh.shape is not None:
+                        m.shard(name, m.device_ids[-1])
+                m.groups(m.axis_names[-1])
+            except meshgen.DocumentError:
+                refused += 1
+        self.assertGreater(refused, 1500)
+
 
 class Reference(unittest.TestCase):
     """docs/reference.md §9's reference results (tests/e2e/expect/)."""
