@@ -45,6 +45,8 @@ import sys
 import tempfile
 import time
 
+# The tests import the module from the source tree, which they never write to.
+sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir))
 sys.path.insert(0, os.path.join(ROOT, "python"))

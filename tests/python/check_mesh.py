@@ -25,6 +25,8 @@ import os
 import subprocess
 import sys
 
+# The tests import the module from the source tree, which they never write to.
+sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, os.pardir, os.pardir, "python"),
                 os.path.join(HERE, "standins")]
