@@ -8,8 +8,11 @@
 set -eu
 cd "$(dirname "$0")/.."
 
+# python3-numpy for the Python module's arrays (python/), and pip, setuptools
+# and wheel for its offline install (tests/python/install_check.py).
 PACKAGES="gcc clang clang-format make cmake ninja-build pkg-config libyaml-dev libhwloc-dev hwloc
-libcmocka-dev python3 python3-jsonschema python3-yaml openmpi-bin libopenmpi-dev valgrind gcovr"
+libcmocka-dev python3 python3-jsonschema python3-yaml python3-numpy python3-pip python3-setuptools
+python3-wheel openmpi-bin libopenmpi-dev valgrind gcovr"
 
 missing=""
 for p in $PACKAGES; do

@@ -18,8 +18,8 @@ import sys
 
 PATTERNS = ["gen/*.[ch]", "gen/include/meshgen/*.h", "runtime/*.[ch]",
             "runtime/include/meshgen/*.h", "tests/unit/*.[ch]", "tests/e2e/*.[ch]",
-            "tests/shim/*.[ch]", "tests/install/*.[ch]", "tests/install/*/*.[ch]", "fuzz/*.[ch]",
-            "bench/*.[ch]", "examples/*/*.[ch]"]
+            "tests/shim/*.[ch]", "tests/python/*.[ch]", "tests/install/*.[ch]",
+            "tests/install/*/*.[ch]", "fuzz/*.[ch]", "bench/*.[ch]", "examples/*/*.[ch]"]
 VERSION = 14
 
 
