@@ -498,9 +498,10 @@ struct mg_granule_info {
 /*
  * The resolved model: one struct that the compile stage fills in three
  * steps (compile.c). The spec's settled values are copied in first; the
- * checks (check.c) resolve the kind, the devices, the granules, the sizes
- * and the ICI x DCN split; the planner (plan.c) completes the assignment
- * and everything derived from it. Emitters print what is here and compute
+ * resolver (resolve.c) decides the kind, the devices, the granules, the
+ * sizes and the ICI x DCN split; the planner (plan.c) completes the
+ * assignment and everything derived from it. The checks (check.c) read it
+ * between those steps and change nothing. Emitters print what is here and compute
  * nothing of their own; the inventory is reached through `inv` for names,
  * slices and device descriptions.
  */
@@ -515,7 +516,7 @@ struct mg_plan {
     int order; /* the spec's, or the kind's default (torus for tpu) */
     int process_mode;
 
-    /* Resolved by the checks. */
+    /* Decided by the resolver. */
     int kind;
     int granule; /* enum mg_granule: the spec's, or the kind's default */
     int64_t size[MG_MAX_AXES];
@@ -547,8 +548,8 @@ struct mg_plan {
     struct mg_plan_sharding *shardings;
     int64_t score;           /* closeness score of the chosen assignment */
     int64_t score_inventory; /* score of inventory order, for comparison */
-    /* Tables that are the identity, which the C emitter leaves out (ABI 2,
-     * docs/reference.md §5): mesh[f] == f for every f (device_index is
+    /* Tables that are the identity, which the C emitter leaves out
+     * (docs/reference.md §5): mesh[f] == f for every f (device_index is
      * then the identity too); process_devices[i] == i; and the processes
      * are the hosts in order, each with all its devices. */
     int mesh_identity;
