@@ -220,7 +220,8 @@ void mg_fuzz_check_plan(const struct mg_plan *p)
 
 const struct mg_compile_opts *mg_fuzz_opts(int bit)
 {
-    static const struct mg_compile_opts opts[2] = {{MG_WHEN_NEVER}, {MG_WHEN_ALWAYS}};
+    static const struct mg_compile_opts opts[2] = {{.groups = MG_WHEN_NEVER},
+                                                   {.groups = MG_WHEN_ALWAYS}};
     return &opts[bit ? 1 : 0];
 }
 

@@ -1,29 +1,29 @@
 /*
- * The named checks (check.c), run a phase at a time by compile.c.
+ * The checks (check.c): each judges the spec, the inventory and the model
+ * that the resolver and the planner built, and reports what it refuses.
  *
- * Checks are data: each is declared once in checks.def (the registry,
- * enum mg_check_id in gen.h) with a stable name, a phase and the checks it
- * depends on. A check whose prerequisite failed is skipped, so one mistake
- * gives one error rather than a cascade. The spec- and inventory-phase
- * checks write what they resolve into the model they are given; the
- * plan-phase checks read the model after the planner has completed it.
+ * Each check is a row of checks.def declared with MG_CHECK, with a stable
+ * name, a phase and the rows it depends on; compile.c runs the rows, and a
+ * check whose prerequisite failed is skipped, so one mistake gives one
+ * error rather than a cascade. A check is given the model read-only (the
+ * const below), and its only effect is the diagnostics it adds.
  */
 #ifndef MG_CHECK_H
 #define MG_CHECK_H
 
 #include <meshgen/gen.h>
 
-/* One run of the checks over a spec, an inventory and the model they fill
- * in; it remembers which checks passed, for the prerequisites of later
- * phases. Allocated in the arena. */
-struct mg_check_run;
+/* What a check reads; the arena is for the text of its messages. */
+struct mg_check_ctx {
+    struct mg_arena *arena;
+    struct mg_diags *diags;
+    const struct mg_spec *spec;
+    const struct mg_inventory *inv;
+    const struct mg_plan *plan;
+};
 
-struct mg_check_run *mg_checks_new(struct mg_arena *a, struct mg_diags *d,
-                                   const struct mg_spec *spec, const struct mg_inventory *inv,
-                                   struct mg_plan *plan);
-
-/* Runs every check of a phase whose prerequisites passed. Returns the
- * number of errors it added. */
-int mg_checks_run(struct mg_check_run *c, enum mg_phase phase);
+/* Runs the check of row id (an MG_CHECK row of checks.def). Returns 1 when
+ * it passed, 0 after reporting, and -1 when the row is not a check. */
+int mg_check_row(const struct mg_check_ctx *c, enum mg_check_id id);
 
 #endif /* MG_CHECK_H */

@@ -9,7 +9,7 @@
  *
  * It also holds the check registry, checks.def expanded into one table
  * indexed by enum mg_check_id: a diagnostic's name and severity come from
- * there, and so do the prerequisites check.c follows.
+ * there, and so do the prerequisites compile.c follows.
  */
 #include "diag.h"
 
@@ -24,22 +24,40 @@
 
 /* A prerequisite list is a static array; its first slot is a placeholder
  * for the same reason, and the entry points past it. */
-#define MG_CHECK(id, name, phase, severity, doc, prereqs)                                          \
+#define MG_ENTRY(id, name, phase, severity, doc, prereqs, by)                                      \
     [id] = {name,                                                                                  \
             phase,                                                                                 \
             severity,                                                                              \
             doc,                                                                                   \
             MG_COUNT(prereqs),                                                                     \
-            (const enum mg_check_id[]){MG_CHK__COUNT, MG_UNPAREN prereqs} + 1},
+            (const enum mg_check_id[]){MG_CHK__COUNT, MG_UNPAREN prereqs} + 1,                     \
+            by},
+#define MG_REPORT(id, name, severity, doc)                                                         \
+    MG_ENTRY(id, name, MG_PHASE_LOAD, severity, doc, (), MG_BY_STAGE)
+#define MG_CHECK(id, name, phase, severity, doc, prereqs, function)                                \
+    MG_ENTRY(id, name, phase, severity, doc, prereqs, MG_BY_CHECK)
+#define MG_RESOLVE(id, name, phase, severity, doc, prereqs, function)                              \
+    MG_ENTRY(id, name, phase, severity, doc, prereqs, MG_BY_RESOLVE)
 static const struct mg_check_info mg_checks[MG_CHK__COUNT] = {
 #include "checks.def"
 };
+#undef MG_REPORT
 #undef MG_CHECK
+#undef MG_RESOLVE
+#undef MG_ENTRY
 
-#define MG_CHECK(id, name, phase, severity, doc, prereqs)                                          \
+/* A row that a phase runs names its phase, and has room for its
+ * prerequisites. */
+#define MG_REPORT(id, name, severity, doc)
+#define MG_CHECK(id, name, phase, severity, doc, prereqs, function)                                \
+    _Static_assert((phase) != MG_PHASE_LOAD, name ": a check runs in a phase");                    \
     _Static_assert(MG_COUNT(prereqs) <= MG_CHECK_MAX_PREREQS, name ": too many prerequisites");
+#define MG_RESOLVE(id, name, phase, severity, doc, prereqs, function)                              \
+    MG_CHECK(id, name, phase, severity, doc, prereqs, function)
 #include "checks.def"
+#undef MG_REPORT
 #undef MG_CHECK
+#undef MG_RESOLVE
 
 int mg_check_count(void)
 {
@@ -213,4 +231,13 @@ const char *mg_show(struct mg_arena *a, const char *s)
 const char *mg_show_path(struct mg_arena *a, const char *path)
 {
     return mg_quote(a, path, MG_SHOW_PATH_PART, MG_SHOW_PATH_PART);
+}
+
+void mg_describe_shape(struct mg_buf *b, const struct mg_spec *spec, const int64_t *v)
+{
+    int i;
+    mg_buf_puts(b, "(");
+    for (i = 0; i < spec->n_axes; i++)
+        mg_buf_printf(b, "%s%s=%lld", i ? ", " : "", spec->axes[i].name, (long long)v[i]);
+    mg_buf_puts(b, ")");
 }

@@ -1,6 +1,6 @@
 /*
  * Message pieces for the stages that report diagnostics (diag.c): values
- * and paths quoted the one way every message quotes them.
+ * and paths quoted, and shapes written, the one way every message does.
  */
 #ifndef MG_DIAG_H
 #define MG_DIAG_H
@@ -14,5 +14,8 @@ const char *mg_show(struct mg_arena *a, const char *s);
 /* A path quoted for a message, escaped the same way; past 203 bytes its
  * first and last 100 (the file's name) around "...". */
 const char *mg_show_path(struct mg_arena *a, const char *path);
+/* A shape as messages show it, each axis named: "(dp=2, tp=4)". v holds
+ * one value per axis of the spec. */
+void mg_describe_shape(struct mg_buf *b, const struct mg_spec *spec, const int64_t *v);
 
 #endif /* MG_DIAG_H */

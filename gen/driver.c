@@ -144,7 +144,7 @@ static struct mg_spec *mg_read_spec(struct mg_run *r, const char *file)
 static int mg_load(struct mg_run *r, const struct mg_opts *o, struct mg_report *rep,
                    const char *file, enum mg_when groups, struct mg_inv_cache *cache)
 {
-    struct mg_compile_opts copts;
+    struct mg_compile_opts copts = {.groups = groups};
     struct mg_mark at;
     const char *source;
     int parse_errors;
@@ -173,7 +173,6 @@ static int mg_load(struct mg_run *r, const struct mg_opts *o, struct mg_report *
         r->inv->topologies[0].label = mg_path_display(r->inv_label);
     if (parse_errors)
         return 0;
-    copts.groups = groups;
     r->plan = mg_compile(&r->arena, &r->diags, r->spec, r->inv, &copts);
     return r->plan != NULL;
 }

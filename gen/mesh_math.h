@@ -1,8 +1,8 @@
 /*
- * Index arithmetic over a mesh, shared by the checks, the planner, the
- * locality order and the emitters, so that row-major order, the DCN-outer
- * hybrid split, MPMD stages and per-axis groups are decoded in one place
- * (docs/reference.md, "Semantics"). Pure functions of shapes and of the
+ * Index arithmetic over a mesh, shared by the resolver, the checks, the
+ * planner, the locality order and the emitters, so that row-major order,
+ * the DCN-outer hybrid split, MPMD stages and per-axis groups are decoded
+ * in one place (docs/reference.md, "Semantics"). Pure functions of shapes and of the
  * resolved model: no allocation, no inventory, no output.
  *
  * Sizes from input are multiplied and summed through mg_mul_size and

@@ -1,5 +1,5 @@
 /*
- * The planner: completes the resolved model that the checks began, with the
+ * The planner: completes the resolved model that the resolver began, with the
  * one permutation everything else derives from (mesh flat index -> device
  * id), each host's first device, the process table, the sharding constants,
  * the per-axis group tables and the digest. Emitters print what is here and
@@ -9,8 +9,9 @@
  * is the outer factor (mesh_math.c decodes positions). Inside a granule, the
  * local position is mapped to a device by the granule order (inventory or
  * locality, see locality.c); with order: torus the whole assignment is the
- * one JAX's rules gave (the tpu-assignment check, docs/tpu.md). This file knows nothing of YAML,
- * hwloc or C syntax, and runs no check: compile.c runs them around it.
+ * one JAX's rules gave (resolve.c's tpu-assignment, docs/tpu.md). This file
+ * knows nothing of YAML, hwloc or C syntax, and neither decides what the
+ * resolver decides nor runs a check: compile.c runs them around it.
  */
 #include "plan.h"
 #include "locality.h"
@@ -110,7 +111,7 @@ static void mg_order_granule(struct mg_arena *a, struct mg_plan *p, struct mg_or
     memcpy(dst, tmp, (size_t)per * sizeof(int));
 }
 
-/* order: torus: the assignment the tpu-assignment check found with JAX's
+/* order: torus: the assignment the resolver found with JAX's
  * rules (docs/tpu.md); no closeness is involved, so both scores are 0. */
 static void mg_plan_torus(struct mg_arena *a, struct mg_plan *p)
 {
@@ -271,9 +272,9 @@ static void mg_plan_groups(struct mg_arena *a, struct mg_plan *p)
 /* A host's slice in the digest: "-" for none; the name itself where it
  * reads as nothing else (not "-", no leading quote, no space, control
  * character or DEL); else in double quotes with \" \\ and \xNN escapes.
- * So every slice has a text of its own: `slice: "-"` once hashed as no
- * slice, and a name with a newline could write host lines of its own. The
- * names of the plain form, all a file usually holds, hash as before. */
+ * So every slice has a text of its own: `slice: "-"` does not read as no
+ * slice, and a name with a newline cannot write host lines of its own,
+ * while the names a file usually holds are hashed as they are written. */
 static void mg_digest_slice(struct mg_buf *b, const char *s)
 {
     const unsigned char *p;
@@ -318,7 +319,8 @@ static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
                   mg_kind_name(p->kind), p->order, s->processes);
     mg_buf_printf(&b, "devices %lld\ngranule %d\nsort %d\nmpmd %s\n", (long long)p->n_mesh,
                   p->granule, s->sort_granules, s->mpmd ? s->mpmd : "-");
-    /* Only where they apply, so that other digests stay as they were. */
+    /* Only where they apply: a mesh they cannot change keeps one digest
+     * whatever they are set to. */
     if (p->order == MG_ORDER_TORUS)
         mg_buf_printf(&b, "torus split %d contiguous %d\n", s->allow_split_physical_axes,
                       s->contiguous_submeshes);
@@ -339,9 +341,9 @@ static void mg_plan_digest(struct mg_plan *p, const struct mg_spec *s)
                 mg_buf_printf(&b, " %lld", (long long)sh->shape[d]);
         mg_buf_puts(&b, "\n");
     }
-    /* Format 2: each topology's digest once, and each host names its
-     * topology by index (format 1 repeated the 64-digit digest on every
-     * host line, most of the text hashed for a large cluster). */
+    /* Each topology's digest once, and each host names its topology by
+     * index: a 64-digit digest on every host line would be most of the
+     * text hashed for a large cluster. */
     for (i = 0; i < inv->n_topologies; i++)
         mg_buf_printf(&b, "topology %d %s\n", i, inv->topologies[i].digest);
     for (i = 0; i < inv->n_hosts; i++) {

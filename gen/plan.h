@@ -1,8 +1,8 @@
 /*
- * The planner (plan.c): completes the resolved model the checks began.
- * Called by compile.c only, after the inventory-phase checks passed (the
- * model then holds the kind, the devices used, the granules and the ICI x
- * DCN split); it never runs a check.
+ * The planner (plan.c): completes the resolved model the resolver began.
+ * Called by compile.c only, after the inventory phase passed (the model
+ * then holds the kind, the devices used, the granules and the ICI x DCN
+ * split that resolve.c decided); it never decides those, nor runs a check.
  */
 #ifndef MG_PLAN_H
 #define MG_PLAN_H

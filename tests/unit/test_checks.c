@@ -3,9 +3,10 @@
  * every entry well formed, the prerequisite graph closed and acyclic, each
  * prerequisite one that a phase runs no later than its dependant, and the
  * table of checks in docs/reference.md equal to the registry both ways
- * (names and severities); every check a phase runs triggered by a
- * command-line case. A diagnostic takes its name and severity from the
- * registry.
+ * (names and severities); every row a phase runs triggered by a
+ * command-line case; each row declared as reported by a stage, a check or
+ * a decision. A diagnostic takes its name and severity from the registry.
+ * (That the checks only read the model: test_check_read_only.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,7 +24,7 @@
 
 static void test_entries(void **state)
 {
-    int n = mg_check_count(), i, j;
+    int n = mg_check_count(), i, j, by[3] = {0, 0, 0};
     (void)state;
 
     assert_int_equal(n, MG_CHK__COUNT);
@@ -48,11 +49,25 @@ static void test_entries(void **state)
                     c->severity == MG_SEV_NOTE);
         assert_true(strlen(c->doc) > 10 && strchr(c->doc, '\n') == NULL);
         assert_true(c->n_prereqs >= 0 && c->n_prereqs <= MG_CHECK_MAX_PREREQS);
+        /* What the stages report has no phase to run it; a check or a
+         * decision has one. */
+        assert_true(c->by == MG_BY_STAGE || c->by == MG_BY_CHECK || c->by == MG_BY_RESOLVE);
+        by[c->by]++;
+        if (c->by == MG_BY_STAGE)
+            assert_true(c->phase == MG_PHASE_LOAD && c->n_prereqs == 0);
+        else
+            assert_true(c->phase != MG_PHASE_LOAD);
         for (j = 0; j < i; j++)
             assert_string_not_equal(mg_check_info((enum mg_check_id)j)->name, c->name);
     }
     assert_int_equal(mg_check_find("no-such-check"), -1);
     assert_int_equal(mg_check_find("sharding-divides"), MG_CHK_SHARDING_DIVIDES);
+    /* checks.def declares rows of all three forms, and the table records
+     * which: the readers' io, a check, a decision. */
+    assert_true(by[MG_BY_STAGE] > 0 && by[MG_BY_CHECK] > 0 && by[MG_BY_RESOLVE] > 0);
+    assert_int_equal(mg_check_info(MG_CHK_IO)->by, MG_BY_STAGE);
+    assert_int_equal(mg_check_info(MG_CHK_SHAPE_DEVICES)->by, MG_BY_CHECK);
+    assert_int_equal(mg_check_info(MG_CHK_SHAPE_DIVIDES)->by, MG_BY_RESOLVE);
 }
 
 /* Depth-first from check id; colour: 0 unvisited, 1 on the path, 2 done.
@@ -227,9 +242,9 @@ static void test_reference_table(void **state)
     assert_int_equal(n, mg_check_count());
 }
 
-/* Every check a phase runs (check.c's functions) is triggered by a
- * command-line case (tests/cases, "# error: NAME"): a check declared in the
- * registry without a function, or never reached, has none. */
+/* Every row a phase runs (a check of check.c or a decision of resolve.c)
+ * is triggered by a command-line case (tests/cases, "# error: NAME"): a
+ * row that is never reached has none. */
 static void test_phase_checks_have_cases(void **state)
 {
     static char covered[MG_CHK__COUNT];

@@ -115,7 +115,7 @@ struct mg_mark {
 enum mg_severity { MG_SEV_ERROR, MG_SEV_WARNING, MG_SEV_NOTE };
 
 /* The stage that reports a check: the readers, or one of the phases the
- * compile stage runs (check.c). */
+ * compile stage runs (compile.c). */
 enum mg_phase {
     MG_PHASE_LOAD,      /* reading: files, YAML, keys and types, inventories */
     MG_PHASE_SPEC,      /* the spec alone */
@@ -123,14 +123,25 @@ enum mg_phase {
     MG_PHASE_PLAN       /* the spec against the assignment */
 };
 
+/* What reports a check, as its line of gen/checks.def declares it. */
+enum mg_check_by {
+    MG_BY_STAGE,  /* MG_REPORT: the stage that finds it (a reader, `meshgen env`) */
+    MG_BY_CHECK,  /* MG_CHECK: a check of check.c, which reads the model only */
+    MG_BY_RESOLVE /* MG_RESOLVE: a decision of resolve.c that cannot be made */
+};
+
 /* Every diagnostic meshgen can emit, one value per line of gen/checks.def
- * (the registry: name, phase, severity, doc, prerequisites). Diagnostics
- * are reported by these values, never by a name string, so a misspelt
- * check does not compile. */
+ * (the registry: name, phase, severity, doc, prerequisites, function).
+ * Diagnostics are reported by these values, never by a name string, so a
+ * misspelt check does not compile. */
 enum mg_check_id {
-#define MG_CHECK(id, name, phase, severity, doc, prereqs) id,
+#define MG_REPORT(id, name, severity, doc) id,
+#define MG_CHECK(id, name, phase, severity, doc, prereqs, function) id,
+#define MG_RESOLVE(id, name, phase, severity, doc, prereqs, function) id,
 #include "../../checks.def"
+#undef MG_REPORT
 #undef MG_CHECK
+#undef MG_RESOLVE
     MG_CHK__COUNT
 };
 
@@ -145,6 +156,7 @@ struct mg_check_info {
     const char *doc; /* one line: what the check refuses */
     int n_prereqs;
     const enum mg_check_id *prereqs; /* n_prereqs checks that must pass first */
+    enum mg_check_by by;
 };
 
 /* The number of checks, MG_CHK__COUNT; ids are 0 to that minus one. */
@@ -487,9 +499,10 @@ struct mg_granule_info {
 /*
  * The resolved model: one struct that the compile stage fills in three
  * steps (compile.c). The spec's settled values are copied in first; the
- * checks (check.c) resolve the kind, the devices, the granules, the sizes
- * and the ICI x DCN split; the planner (plan.c) completes the assignment
- * and everything derived from it. Emitters print what is here and compute
+ * resolver (resolve.c) decides the kind, the devices, the granules, the
+ * sizes and the ICI x DCN split; the planner (plan.c) completes the
+ * assignment and everything derived from it. The checks (check.c) read it
+ * between those steps and change nothing. Emitters print what is here and compute
  * nothing of their own; the inventory is reached through `inv` for names,
  * slices and device descriptions.
  */
@@ -504,7 +517,7 @@ struct mg_plan {
     int order; /* the spec's, or the kind's default (torus for tpu) */
     int process_mode;
 
-    /* Resolved by the checks. */
+    /* Decided by the resolver. */
     int kind;
     int granule; /* enum mg_granule: the spec's, or the kind's default */
     int64_t size[MG_MAX_AXES];
@@ -536,8 +549,8 @@ struct mg_plan {
     struct mg_plan_sharding *shardings;
     int64_t score;           /* closeness score of the chosen assignment */
     int64_t score_inventory; /* score of inventory order, for comparison */
-    /* Tables that are the identity, which the C emitter leaves out (ABI 2,
-     * docs/reference.md §5): mesh[f] == f for every f (device_index is
+    /* Tables that are the identity, which the C emitter leaves out
+     * (docs/reference.md §5): mesh[f] == f for every f (device_index is
      * then the identity too); process_devices[i] == i; and the processes
      * are the hosts in order, each with all its devices. */
     int mesh_identity;
@@ -688,10 +701,17 @@ struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *c, struct mg_
 struct mg_inventory *mg_inventory_from_node(struct mg_arena *a, struct mg_diags *d,
                                             const char *path, const struct mg_node *root);
 
-/* compile.c: the spec's checks, the inventory's checks, the plan and the
- * checks of the plan, over one resolved model. */
+/* compile.c: the rows of checks.def that judge the spec alone, then those
+ * that decide and judge it against the inventory, the plan, and the rows
+ * that judge the assignment, over one resolved model. */
 struct mg_compile_opts {
     enum mg_when groups; /* per-axis group tables (auto: small meshes only) */
+    /* NULL, or called around every check (an MG_CHECK row) that runs: with
+     * passed -1 just before it, then 1 or 0 as it passed, each time with
+     * the model it is given; what the unit tests watch to hold the checks
+     * to reading only. */
+    void (*watch)(void *ctx, enum mg_check_id id, const struct mg_plan *model, int passed);
+    void *watch_ctx;
 };
 /* Returns the model, or NULL when any error was reported (inv NULL: only
  * the spec is checked). opts NULL: no group tables. */
