@@ -14,8 +14,10 @@ on:
   yaml_load.o references yaml_*; the checks and the planner never use each
   other (compile.o runs both); topology.o never uses inventory.o; an
   emitter uses only the shared pieces (arena, buffer, diagnostics, words,
-  the JSON writer, mesh arithmetic), never a loader, a check or the
-  planner;
+  the JSON writer, mesh arithmetic) and the lowering, never a loader, a
+  check or the planner; the lowering uses only the arena;
+- the C emitter or env.o not using the lowering: the tables a program links
+  and those `meshgen env` hands the runtime come from one function;
 - main.o using a function of the library that the public header does not
   declare;
 - a unit test, fuzz target or benchmark that includes a private header of
@@ -28,9 +30,20 @@ import re
 import subprocess
 import sys
 
-# Objects an emitter may use: the shared pieces, nothing that loads, checks
-# or plans.
-EMITTER_MAY_USE = {"arena", "buf", "diag", "words", "json", "mesh_math", "emit_grid"}
+# Objects an emitter may use: the shared pieces and the lowering (the model
+# as the runtime's tables), nothing that loads, checks or plans.
+EMITTER_MAY_USE = {"arena", "buf", "diag", "words", "json", "mesh_math", "emit_grid", "lower"}
+
+# The lowering copies the model into the runtime's structs: it allocates, and
+# uses nothing else of the generator.
+LOWER_MAY_USE = {"arena"}
+
+# Pairs (user, used) that must appear: the C emitter prints the lowered
+# tables and `meshgen env` hands the same ones to the runtime.
+REQUIRED = {
+    ("emit_c", "lower"): "the C emitter prints the tables mg_lower builds",
+    ("env", "lower"): "meshgen env asks the runtime about the tables mg_lower builds",
+}
 
 # Pairs (user, used) that must never appear, whatever else changes.
 FORBIDDEN = {
@@ -178,6 +191,13 @@ def main():
         if used in graph.get(user, ()):
             names = sorted(n for n in objs[user][1] if owner.get(n) == used)
             errors.append(f"{user}.o uses {used}.o ({', '.join(names)}): {why}")
+    for (user, used), why in sorted(REQUIRED.items()):
+        if used not in graph.get(user, ()):
+            errors.append(f"{user}.o does not use {used}.o: {why}")
+    for used in sorted(graph.get("lower", set()) - LOWER_MAY_USE):
+        names = sorted(n for n in objs["lower"][1] if owner.get(n) == used)
+        errors.append(f"lower.o uses {used}.o ({', '.join(names)}): the lowering only copies "
+                      "the model into the runtime's tables")
     for obj in sorted(objs):
         if obj.startswith("emit_"):
             for used in sorted(graph[obj] - EMITTER_MAY_USE):
