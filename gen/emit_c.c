@@ -13,8 +13,10 @@
  * string (host names,
  * models, file names in the banner) goes through mg_c_string or the comment
  * filter, so no input can end a literal or a comment. No timestamps, no
- * absolute paths, no pointers: the same model gives the same bytes. This
- * file formats the model and computes nothing; it never sees YAML.
+ * absolute paths, no pointers: the same model gives the same bytes. The
+ * source's tables are the struct that lower.c builds, printed as they are,
+ * so they are the tables `meshgen env` hands the runtime. This file formats
+ * and computes nothing; it never sees YAML.
  */
 #include <meshgen/gen.h>
 
