@@ -13,8 +13,10 @@
  * string (host names,
  * models, file names in the banner) goes through mg_c_string or the comment
  * filter, so no input can end a literal or a comment. No timestamps, no
- * absolute paths, no pointers: the same model gives the same bytes. This
- * file formats the model and computes nothing; it never sees YAML.
+ * absolute paths, no pointers: the same model gives the same bytes. The
+ * source's tables are the struct that lower.c builds, printed as they are,
+ * so they are the tables `meshgen env` hands the runtime. This file formats
+ * and computes nothing; it never sees YAML.
  */
 #include <meshgen/gen.h>
 
@@ -232,7 +234,8 @@ void mg_emit_header(struct mg_buf *b, const struct mg_plan *p, const char *input
 /* ---- the source: one function per table ------------------------------------------- */
 
 /* An int table, sixteen to a line. */
-static void mg_int_table(struct mg_buf *b, const char *name, const char *sym, const int *v, int n)
+static void mg_int_table(struct mg_buf *b, const char *name, const char *sym, const int32_t *v,
+                         int n)
 {
     int i, j;
     mg_println(b, "static const int32_t %s__%s[%d] = {", name, sym, n);
@@ -249,16 +252,17 @@ static void mg_int_table(struct mg_buf *b, const char *name, const char *sym, co
     mg_println(b, "};");
 }
 
-static void mg_axes_table(struct mg_buf *b, const struct mg_plan *p)
+static void mg_axes_table(struct mg_buf *b, const struct meshgen_mesh *m)
 {
     int i;
 
-    mg_println(b, "static const struct meshgen_axis %s__axes[%d] = {", p->name, p->n_axes);
+    mg_println(b, "static const struct meshgen_axis %s__axes[%d] = {", m->name, m->n_axes);
     b->indent++;
-    for (i = 0; i < p->n_axes; i++)
-        mg_println(b, "{.name = \"%s\", .size = %lld, .ici = %lld, .dcn = %lld, .type = %s},",
-                   p->axis_names[i], (long long)p->size[i], (long long)p->ici[i],
-                   (long long)p->dcn[i], mg_word_c(&mg_axis_type_words, p->types[i]));
+    for (i = 0; i < m->n_axes; i++) {
+        const struct meshgen_axis *x = &m->axes[i];
+        mg_println(b, "{.name = \"%s\", .size = %d, .ici = %d, .dcn = %d, .type = %s},", x->name,
+                   x->size, x->ici, x->dcn, mg_word_c(&mg_axis_type_words, x->type));
+    }
     b->indent--;
     mg_println(b, "};");
     mg_blank(b);
@@ -275,13 +279,14 @@ static void mg_axes_table(struct mg_buf *b, const struct mg_plan *p)
 #define MG_C_LITERAL_MAX 4095
 
 /* The string fields of a device description, in the order they are written. */
-static const char *mg_device_string(const struct mg_devinfo *dv, int field, const char **name)
+static const char *mg_device_string(const struct meshgen_device_info *dv, int field,
+                                    const char **name)
 {
     static const char *const names[5] = {"pci", "vendor", "model", "uuid", "cpuset"};
     const char *const values[5] = {dv->pci, dv->vendor, dv->model, dv->uuid, dv->cpuset};
 
     *name = names[field];
-    return values[field] ? values[field] : "";
+    return values[field];
 }
 
 /* s as the initializer of a char array: one character constant per byte
@@ -306,35 +311,35 @@ static void mg_c_char_array(struct mg_buf *b, const char *sym, const char *s)
 
 /* The name of the char array that holds field `field` of device i of
  * template t: <mesh>__template<t>__<field><i>. */
-static void mg_long_string_name(struct mg_buf *b, const struct mg_plan *p, int t, const char *field,
-                                int i)
+static void mg_long_string_name(struct mg_buf *b, const struct meshgen_mesh *m, int t,
+                                const char *field, int i)
 {
-    mg_buf_printf(b, "%s__template%d__%s%d", p->name, t, field, i);
+    mg_buf_printf(b, "%s__template%d__%s%d", m->name, t, field, i);
 }
 
 /* The char arrays of template t's strings longer than MG_C_LITERAL_MAX. */
-static void mg_long_strings(struct mg_buf *b, const struct mg_plan *p, int t,
-                            const struct mg_devinfo *devs, int n)
+static void mg_long_strings(struct mg_buf *b, const struct meshgen_mesh *m, int t)
 {
+    const struct meshgen_host_template *tp = &m->templates[t];
     const char *field_name, *v;
     struct mg_buf sym;
     int i, f;
 
-    for (i = 0; i < n; i++)
+    for (i = 0; i < tp->n_devices; i++)
         for (f = 0; f < 5; f++) {
-            v = mg_device_string(&devs[i], f, &field_name);
+            v = mg_device_string(&tp->devices[i], f, &field_name);
             if (strlen(v) <= MG_C_LITERAL_MAX)
                 continue;
             mg_buf_init(&sym);
-            mg_long_string_name(&sym, p, t, field_name, i);
+            mg_long_string_name(&sym, m, t, field_name, i);
             mg_c_char_array(b, sym.data, v);
             mg_buf_free(&sym);
         }
 }
 
-static void mg_device_line(struct mg_buf *b, const struct mg_plan *p, int t, int i,
-                           const struct mg_devinfo *dv)
+static void mg_device_line(struct mg_buf *b, const struct meshgen_mesh *m, int t, int i)
 {
+    const struct meshgen_device_info *dv = &m->templates[t].devices[i];
     const char *field_name, *v;
     struct mg_buf line;
     int f;
@@ -346,11 +351,12 @@ static void mg_device_line(struct mg_buf *b, const struct mg_plan *p, int t, int
         v = mg_device_string(dv, f, &field_name);
         mg_buf_printf(&line, ", .%s = ", field_name);
         if (strlen(v) > MG_C_LITERAL_MAX)
-            mg_long_string_name(&line, p, t, field_name, i);
+            mg_long_string_name(&line, m, t, field_name, i);
         else
             mg_c_string(&line, v);
     }
-    /* Only TPU devices have a place in a torus; the others leave it 0. */
+    /* Only TPU devices have a place in a torus (the lowering leaves the
+     * others' 0, which the initializer leaves out). */
     if (dv->kind == MG_KIND_TPU)
         mg_buf_printf(&line, ", .coords = {%d, %d, %d}, .core_on_chip = %d", dv->coords[0],
                       dv->coords[1], dv->coords[2], dv->core_on_chip);
@@ -359,27 +365,27 @@ static void mg_device_line(struct mg_buf *b, const struct mg_plan *p, int t, int
     mg_buf_free(&line);
 }
 
-/* The devices of each topology of the kind: hosts that share a topology
- * share its device descriptions. */
-static void mg_device_templates(struct mg_buf *b, const struct mg_plan *p)
+/* The devices of each template, under the name of its topology: hosts that
+ * share a topology share its device descriptions. */
+static void mg_device_templates(struct mg_buf *b, const struct mg_plan *p,
+                                const struct meshgen_mesh *m)
 {
     int t, i;
 
-    for (t = 0; t < p->inv->n_topologies; t++) {
+    for (t = 0; t < m->n_templates; t++) {
         const struct mg_topology *topo = &p->inv->topologies[t];
-        int n = topo->n[p->kind];
-        if (n == 0)
+        if (!m->templates[t].devices)
             continue;
         mg_buf_puts(b, "/* Topology ");
         mg_buf_printf(b, "%d: ", t);
         mg_c_comment(b, topo->label ? topo->label : topo->key);
         mg_buf_puts(b, " */\n");
-        mg_long_strings(b, p, t, topo->devs[p->kind], n);
-        mg_println(b, "static const struct meshgen_device_info %s__template%d[%d] = {", p->name, t,
-                   n);
+        mg_long_strings(b, m, t);
+        mg_println(b, "static const struct meshgen_device_info %s__template%d[%d] = {", m->name, t,
+                   m->templates[t].n_devices);
         b->indent++;
-        for (i = 0; i < n; i++)
-            mg_device_line(b, p, t, i, &topo->devs[p->kind][i]);
+        for (i = 0; i < m->templates[t].n_devices; i++)
+            mg_device_line(b, m, t, i);
         b->indent--;
         mg_println(b, "};");
         mg_blank(b);
@@ -388,49 +394,49 @@ static void mg_device_templates(struct mg_buf *b, const struct mg_plan *p)
 
 /* One template per topology; a topology without devices of the kind has an
  * empty one. */
-static void mg_template_table(struct mg_buf *b, const struct mg_plan *p)
+static void mg_template_table(struct mg_buf *b, const struct meshgen_mesh *m)
 {
     int t;
 
-    mg_println(b, "static const struct meshgen_host_template %s__templates[%d] = {", p->name,
-               p->inv->n_topologies);
+    mg_println(b, "static const struct meshgen_host_template %s__templates[%d] = {", m->name,
+               m->n_templates);
     b->indent++;
-    for (t = 0; t < p->inv->n_topologies; t++) {
-        int n = p->inv->topologies[t].n[p->kind];
-        if (n)
-            mg_println(b, "{.n_devices = %d, .devices = %s__template%d},", n, p->name, t);
+    for (t = 0; t < m->n_templates; t++) {
+        const struct meshgen_host_template *tp = &m->templates[t];
+        if (tp->devices)
+            mg_println(b, "{.n_devices = %d, .devices = %s__template%d},", tp->n_devices, m->name,
+                       t);
         else
-            mg_println(b, "{.n_devices = 0, .devices = NULL},");
+            mg_println(b, "{.n_devices = %d, .devices = NULL},", tp->n_devices);
     }
     b->indent--;
     mg_println(b, "};");
     mg_blank(b);
 }
 
-static void mg_host_table(struct mg_buf *b, const struct mg_plan *p)
+static void mg_host_table(struct mg_buf *b, const struct meshgen_mesh *m)
 {
-    const struct mg_inventory *inv = p->inv;
     int i;
 
-    mg_println(b, "static const struct meshgen_host %s__hosts[%d] = {", p->name, inv->n_hosts);
+    mg_println(b, "static const struct meshgen_host %s__hosts[%d] = {", m->name, m->n_hosts);
     b->indent++;
     /* Positional, without printf: a million hosts is a million lines,
      * and field names tripled the file and gcc's time to read it. */
     mg_println(b, "/* {name, slice, granule, template_index, first_device, n_devices} */");
-    for (i = 0; i < inv->n_hosts; i++) {
-        const struct mg_host *h = &inv->hosts[i];
+    for (i = 0; i < m->n_hosts; i++) {
+        const struct meshgen_host *h = &m->hosts[i];
         mg_buf_puts(b, "    {");
         mg_c_string(b, h->name);
         mg_buf_puts(b, ", ");
         mg_c_string(b, h->slice);
         mg_buf_puts(b, ", ");
-        mg_buf_int(b, p->host_granule[i]);
+        mg_buf_int(b, h->granule);
         mg_buf_puts(b, ", ");
-        mg_buf_int(b, h->topology);
+        mg_buf_int(b, h->template_index);
         mg_buf_puts(b, ", ");
-        mg_buf_int(b, p->host_first[i]);
+        mg_buf_int(b, h->first_device);
         mg_buf_puts(b, ", ");
-        mg_buf_int(b, inv->topologies[h->topology].n[p->kind]);
+        mg_buf_int(b, h->n_devices);
         mg_buf_puts(b, "},\n");
     }
     b->indent--;
@@ -438,71 +444,74 @@ static void mg_host_table(struct mg_buf *b, const struct mg_plan *p)
     mg_blank(b);
 }
 
-static void mg_mesh_tables(struct mg_buf *b, const struct mg_plan *p)
+static void mg_mesh_tables(struct mg_buf *b, const struct meshgen_mesh *m)
 {
-    if (p->mesh_identity)
-        return;
-    mg_println(b, "/* Mesh flat index (row-major, last axis fastest) -> device id. */");
-    mg_int_table(b, p->name, "mesh_devices", p->mesh, p->n_mesh);
-    mg_blank(b);
-    mg_println(b, "/* Device id -> mesh flat index, -1 where the mesh does not use it. */");
-    mg_int_table(b, p->name, "device_index", p->device_index, p->n_devices);
-    mg_blank(b);
+    if (m->mesh_devices) {
+        mg_println(b, "/* Mesh flat index (row-major, last axis fastest) -> device id. */");
+        mg_int_table(b, m->name, "mesh_devices", m->mesh_devices, m->n_devices);
+        mg_blank(b);
+    }
+    if (m->device_index) {
+        mg_println(b, "/* Device id -> mesh flat index, -1 where the mesh does not use it. */");
+        mg_int_table(b, m->name, "device_index", m->device_index, m->n_inventory_devices);
+        mg_blank(b);
+    }
 }
 
-static void mg_process_tables(struct mg_buf *b, const struct mg_plan *p)
+static void mg_process_tables(struct mg_buf *b, const struct meshgen_mesh *m)
 {
     int i;
 
-    if (!p->processes_are_hosts && p->n_processes) {
-        mg_println(b, "static const struct meshgen_process %s__processes[%d] = {", p->name,
-                   p->n_processes);
+    if (m->processes) {
+        mg_println(b, "static const struct meshgen_process %s__processes[%d] = {", m->name,
+                   m->n_processes);
         b->indent++;
-        for (i = 0; i < p->n_processes; i++)
-            mg_println(b, "{.host = %d, .first = %d, .count = %d},", p->processes[i].host,
-                       p->processes[i].first, p->processes[i].count);
+        for (i = 0; i < m->n_processes; i++)
+            mg_println(b, "{.host = %d, .first = %d, .count = %d},", m->processes[i].host,
+                       m->processes[i].first, m->processes[i].count);
         b->indent--;
         mg_println(b, "};");
         mg_blank(b);
     }
-    if (!p->process_devices_identity) {
-        mg_int_table(b, p->name, "process_devices", p->process_devices, p->n_mesh);
+    if (m->process_devices) {
+        mg_int_table(b, m->name, "process_devices", m->process_devices, m->n_process_devices);
         mg_blank(b);
     }
 }
 
-/* A table's field in the mesh struct: the table, or NULL where it is left
- * out. */
-static void mg_table_field(struct mg_buf *b, const struct mg_plan *p, const char *field,
-                           int left_out)
+/* A table's field in the mesh struct: the table, or NULL where the
+ * lowering left it out. */
+static void mg_table_field(struct mg_buf *b, const struct meshgen_mesh *m, const char *field,
+                           const void *table)
 {
-    if (left_out)
-        mg_println(b, ".%s = NULL,", field);
+    if (table)
+        mg_println(b, ".%s = %s__%s,", field, m->name, field);
     else
-        mg_println(b, ".%s = %s__%s,", field, p->name, field);
+        mg_println(b, ".%s = NULL,", field);
 }
 
 /* The dimensions of one sharding: its axes, shard count and sizes each. */
-static void mg_sharding_dims(struct mg_buf *b, const struct mg_plan *p,
-                             const struct mg_plan_sharding *s)
+static void mg_sharding_dims(struct mg_buf *b, const struct meshgen_mesh *m,
+                             const struct meshgen_sharding *s)
 {
     int d, k;
 
-    mg_println(b, "static const struct meshgen_sharding_dim %s__sharding__%s[%d] = {", p->name,
+    mg_println(b, "static const struct meshgen_sharding_dim %s__sharding__%s[%d] = {", m->name,
                s->name, s->n_dims);
     b->indent++;
     for (d = 0; d < s->n_dims; d++) {
+        const struct meshgen_sharding_dim *dim = &s->dims[d];
         struct mg_buf axes;
         mg_buf_init(&axes);
         mg_buf_puts(&axes, "{");
-        for (k = 0; k < s->n_axes[d]; k++)
-            mg_buf_printf(&axes, "%s%d", k ? ", " : "", s->axes[d][k]);
+        for (k = 0; k < dim->n_axes; k++)
+            mg_buf_printf(&axes, "%s%d", k ? ", " : "", dim->axes[k]);
         mg_buf_puts(&axes, "}");
         mg_println(b,
                    "{.n_axes = %d, .axes = %s, .shards = %lld, .global_size = %lld, "
                    ".local_size = %lld},",
-                   s->n_axes[d], s->n_axes[d] ? axes.data : "{0}", (long long)s->shards[d],
-                   (long long)s->global[d], (long long)s->local[d]);
+                   dim->n_axes, dim->n_axes ? axes.data : "{0}", (long long)dim->shards,
+                   (long long)dim->global_size, (long long)dim->local_size);
         mg_buf_free(&axes);
     }
     b->indent--;
@@ -510,27 +519,27 @@ static void mg_sharding_dims(struct mg_buf *b, const struct mg_plan *p,
     mg_blank(b);
 }
 
-static void mg_sharding_tables(struct mg_buf *b, const struct mg_plan *p)
+static void mg_sharding_tables(struct mg_buf *b, const struct meshgen_mesh *m)
 {
     int i;
 
-    for (i = 0; i < p->n_shardings; i++)
-        if (p->shardings[i].n_dims)
-            mg_sharding_dims(b, p, &p->shardings[i]);
-    if (!p->n_shardings)
+    for (i = 0; i < m->n_shardings; i++)
+        if (m->shardings[i].dims)
+            mg_sharding_dims(b, m, &m->shardings[i]);
+    if (!m->shardings)
         return;
-    mg_println(b, "static const struct meshgen_sharding %s__shardings[%d] = {", p->name,
-               p->n_shardings);
+    mg_println(b, "static const struct meshgen_sharding %s__shardings[%d] = {", m->name,
+               m->n_shardings);
     b->indent++;
-    for (i = 0; i < p->n_shardings; i++) {
-        const struct mg_plan_sharding *s = &p->shardings[i];
-        if (s->n_dims)
+    for (i = 0; i < m->n_shardings; i++) {
+        const struct meshgen_sharding *s = &m->shardings[i];
+        if (s->dims)
             mg_println(b,
                        "{.name = \"%s\", .n_dims = %d, .has_shape = %d, .dims = %s__sharding__%s},",
-                       s->name, s->n_dims, s->has_shape, p->name, s->name);
+                       s->name, s->n_dims, s->has_shape, m->name, s->name);
         else
-            mg_println(b, "{.name = \"%s\", .n_dims = 0, .has_shape = %d, .dims = NULL},", s->name,
-                       s->has_shape);
+            mg_println(b, "{.name = \"%s\", .n_dims = %d, .has_shape = %d, .dims = NULL},", s->name,
+                       s->n_dims, s->has_shape);
     }
     b->indent--;
     mg_println(b, "};");
@@ -560,60 +569,67 @@ static void mg_group_tables(struct mg_buf *b, const struct mg_plan *p)
     }
 }
 
-static void mg_mesh_struct(struct mg_buf *b, const struct mg_plan *p)
+static void mg_mesh_struct(struct mg_buf *b, const struct meshgen_mesh *m)
 {
-    const char *nm = p->name;
+    const char *nm = m->name;
 
     mg_println(b, "const struct meshgen_mesh %s_mesh = {", nm);
     b->indent++;
+    /* The runtime's own macros, which the lowering's values are. */
     mg_println(b, ".magic = MESHGEN_MAGIC,");
     mg_println(b, ".abi = MESHGEN_ABI,");
     mg_println(b, ".name = \"%s\",", nm);
-    mg_println(b, ".generator_version = \"%s\",", MESHGEN_VERSION_STRING);
-    mg_println(b, ".digest = \"%s\",", p->digest);
-    mg_println(b, ".n_axes = %d,", p->n_axes);
+    mg_println(b, ".generator_version = \"%s\",", m->generator_version);
+    mg_println(b, ".digest = \"%s\",", m->digest);
+    mg_println(b, ".n_axes = %d,", m->n_axes);
     mg_println(b, ".axes = %s__axes,", nm);
-    mg_println(b, ".device_kind = %s,", mg_word_c(&mg_kind_words, p->kind));
-    mg_println(b, ".n_devices = %d,", p->n_mesh);
-    mg_println(b, ".n_inventory_devices = %d,", p->n_devices);
-    mg_println(b, ".n_templates = %d,", p->inv->n_topologies);
+    mg_println(b, ".device_kind = %s,", mg_word_c(&mg_kind_words, m->device_kind));
+    mg_println(b, ".n_devices = %d,", m->n_devices);
+    mg_println(b, ".n_inventory_devices = %d,", m->n_inventory_devices);
+    mg_println(b, ".n_templates = %d,", m->n_templates);
     mg_println(b, ".templates = %s__templates,", nm);
-    mg_println(b, ".n_hosts = %d,", p->inv->n_hosts);
+    mg_println(b, ".n_hosts = %d,", m->n_hosts);
     mg_println(b, ".hosts = %s__hosts,", nm);
-    mg_println(b, ".n_granules = %d,", p->n_granules);
+    mg_println(b, ".n_granules = %d,", m->n_granules);
     /* Identity tables are left out: the runtime computes them (ABI 3). */
-    mg_table_field(b, p, "mesh_devices", p->mesh_identity);
-    mg_table_field(b, p, "device_index", p->mesh_identity);
-    mg_println(b, ".process_mode = %s,", mg_word_c(&mg_process_words, p->process_mode));
-    mg_println(b, ".n_processes = %d,", p->n_processes);
-    mg_table_field(b, p, "processes", p->processes_are_hosts || !p->n_processes);
-    mg_println(b, ".n_process_devices = %d,", p->n_mesh);
-    mg_table_field(b, p, "process_devices", p->process_devices_identity);
-    mg_println(b, ".mpmd_axis = %d,", p->mpmd_axis);
-    mg_println(b, ".n_shardings = %d,", p->n_shardings);
-    if (p->n_shardings)
-        mg_println(b, ".shardings = %s__shardings,", nm);
-    else
-        mg_println(b, ".shardings = NULL,");
+    mg_table_field(b, m, "mesh_devices", m->mesh_devices);
+    mg_table_field(b, m, "device_index", m->device_index);
+    mg_println(b, ".process_mode = %s,", mg_word_c(&mg_process_words, m->process_mode));
+    mg_println(b, ".n_processes = %d,", m->n_processes);
+    mg_table_field(b, m, "processes", m->processes);
+    mg_println(b, ".n_process_devices = %d,", m->n_process_devices);
+    mg_table_field(b, m, "process_devices", m->process_devices);
+    mg_println(b, ".mpmd_axis = %d,", m->mpmd_axis);
+    mg_println(b, ".n_shardings = %d,", m->n_shardings);
+    mg_table_field(b, m, "shardings", m->shardings);
     b->indent--;
     mg_println(b, "};");
 }
 
+/* The source prints the lowered tables (lower.c), the ones `meshgen env`
+ * hands the runtime; only the comments and the group tables, which the
+ * struct does not hold, come from the model itself. */
 void mg_emit_source(struct mg_buf *b, const struct mg_plan *p, const char *inputs)
 {
+    struct mg_arena a;
+    struct meshgen_mesh m;
+
+    mg_arena_init(&a);
+    mg_lower(&a, p, &m);
     mg_banner(b, p, inputs, "c");
-    mg_println(b, "#include \"%s_mesh.h\"", p->name);
+    mg_println(b, "#include \"%s_mesh.h\"", m.name);
     mg_blank(b);
     mg_println(b, "#include <stddef.h>");
     mg_println(b, "#include <stdint.h>");
     mg_blank(b);
-    mg_axes_table(b, p);
-    mg_device_templates(b, p);
-    mg_template_table(b, p);
-    mg_host_table(b, p);
-    mg_mesh_tables(b, p);
-    mg_process_tables(b, p);
-    mg_sharding_tables(b, p);
+    mg_axes_table(b, &m);
+    mg_device_templates(b, p, &m);
+    mg_template_table(b, &m);
+    mg_host_table(b, &m);
+    mg_mesh_tables(b, &m);
+    mg_process_tables(b, &m);
+    mg_sharding_tables(b, &m);
     mg_group_tables(b, p);
-    mg_mesh_struct(b, p);
+    mg_mesh_struct(b, &m);
+    mg_arena_free(&a);
 }

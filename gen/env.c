@@ -2,13 +2,13 @@
  * The environment of one process, for `meshgen env` (docs/reference.md,
  * "meshgen env"): which process this is and the variables that place it.
  *
- * The model is turned into the runtime's own tables (struct meshgen_mesh,
- * in the arena, as the generated C would hold them), and both answers come
- * from the runtime: the process from meshgen_process_from_vars (the host by
- * name, the innermost launcher's local rank, MESHGEN_PROCESS), the values
- * from meshgen_placement_env. So a wrapper script that evals `meshgen env`
- * and a C program linked with meshgen::runtime place a process alike. This
- * file decides which variables fit the devices; emit_env.c prints them.
+ * The model is turned into the runtime's own tables by the lowering that
+ * the C emitter prints (lower.c: struct meshgen_mesh in the arena, the
+ * tables the generated C holds), and both answers come from the runtime: the process from
+ * meshgen_process_from_vars (the host by name, the innermost launcher's local rank,
+ * MESHGEN_PROCESS), the values from meshgen_placement_env. So a wrapper script that evals `meshgen
+ * env` and a C program linked with meshgen::runtime place a process alike. This file decides which
+ * variables fit the devices; emit_env.c prints them.
  */
 #include "diag.h"
 
@@ -18,102 +18,6 @@
 static const char *mg_or_empty(const char *s)
 {
     return s ? s : "";
-}
-
-/* The devices of each topology of the kind, as the runtime's templates. */
-static struct meshgen_host_template *mg_rt_templates(struct mg_arena *a, const struct mg_plan *p)
-{
-    const struct mg_inventory *inv = p->inv;
-    struct meshgen_host_template *tpl = mg_alloc_array(a, (size_t)inv->n_topologies, sizeof *tpl);
-    int t, i, k;
-
-    for (t = 0; t < inv->n_topologies; t++) {
-        int n = inv->topologies[t].n[p->kind];
-        struct meshgen_device_info *dev = mg_alloc_array(a, (size_t)n + 1, sizeof *dev);
-        for (i = 0; i < n; i++) {
-            const struct mg_devinfo *v = &inv->topologies[t].devs[p->kind][i];
-            dev[i].kind = v->kind;
-            dev[i].os_index = v->os_index;
-            dev[i].numa = v->numa;
-            dev[i].pci = mg_or_empty(v->pci);
-            dev[i].vendor = mg_or_empty(v->vendor);
-            dev[i].model = mg_or_empty(v->model);
-            dev[i].uuid = mg_or_empty(v->uuid);
-            dev[i].cpuset = mg_or_empty(v->cpuset);
-            for (k = 0; k < 3; k++)
-                dev[i].coords[k] = v->coords[k];
-            dev[i].core_on_chip = v->core_on_chip;
-        }
-        tpl[t].n_devices = n;
-        tpl[t].devices = dev;
-    }
-    return tpl;
-}
-
-static int32_t *mg_rt_ints(struct mg_arena *a, const int *v, int n)
-{
-    int32_t *out = mg_alloc_array(a, (size_t)n + 1, sizeof *out);
-    int i;
-    for (i = 0; i < n; i++)
-        out[i] = v[i];
-    return out;
-}
-
-/* The model as the tables emit_c.c writes (no shardings: nothing here
- * needs them). */
-static struct meshgen_mesh *mg_rt_mesh(struct mg_arena *a, const struct mg_plan *p)
-{
-    const struct mg_inventory *inv = p->inv;
-    struct meshgen_mesh *m = mg_alloc(a, sizeof *m);
-    struct meshgen_axis *axes = mg_alloc_array(a, (size_t)p->n_axes, sizeof *axes);
-    struct meshgen_host *hosts = mg_alloc_array(a, (size_t)inv->n_hosts, sizeof *hosts);
-    struct meshgen_process *procs = mg_alloc_array(a, (size_t)p->n_processes, sizeof *procs);
-    int i;
-
-    m->magic = MESHGEN_MAGIC;
-    m->abi = MESHGEN_ABI;
-    m->name = p->name;
-    m->generator_version = MESHGEN_VERSION_STRING;
-    m->digest = p->digest;
-    for (i = 0; i < p->n_axes; i++) {
-        axes[i].name = p->axis_names[i];
-        axes[i].size = (int32_t)p->size[i];
-        axes[i].ici = (int32_t)p->ici[i];
-        axes[i].dcn = (int32_t)p->dcn[i];
-        axes[i].type = p->types[i];
-    }
-    m->n_axes = p->n_axes;
-    m->axes = axes;
-    m->device_kind = p->kind;
-    m->n_devices = p->n_mesh;
-    m->n_inventory_devices = p->n_devices;
-    m->n_templates = inv->n_topologies;
-    m->templates = mg_rt_templates(a, p);
-    for (i = 0; i < inv->n_hosts; i++) {
-        hosts[i].name = inv->hosts[i].name;
-        hosts[i].slice = mg_or_empty(inv->hosts[i].slice);
-        hosts[i].granule = p->host_granule[i];
-        hosts[i].template_index = inv->hosts[i].topology;
-        hosts[i].first_device = p->host_first[i];
-        hosts[i].n_devices = inv->topologies[inv->hosts[i].topology].n[p->kind];
-    }
-    m->n_hosts = inv->n_hosts;
-    m->hosts = hosts;
-    m->n_granules = p->n_granules;
-    m->mesh_devices = mg_rt_ints(a, p->mesh, p->n_mesh);
-    m->device_index = mg_rt_ints(a, p->device_index, p->n_devices);
-    m->process_mode = p->process_mode;
-    for (i = 0; i < p->n_processes; i++) {
-        procs[i].host = p->processes[i].host;
-        procs[i].first = p->processes[i].first;
-        procs[i].count = p->processes[i].count;
-    }
-    m->n_processes = p->n_processes;
-    m->processes = procs;
-    m->n_process_devices = p->n_mesh;
-    m->process_devices = mg_rt_ints(a, p->process_devices, p->n_mesh);
-    m->mpmd_axis = p->mpmd_axis;
-    return m;
 }
 
 /* ---- which process ----------------------------------------------------------- */
@@ -150,9 +54,11 @@ static const char *mg_env_get(void *ctx, const char *name)
 }
 
 /* Why the runtime could not say which process this is, in the user's
- * terms. */
+ * terms. The processes of a host are counted in the model: the tables
+ * leave the process table out when the processes are the hosts. */
 static void mg_env_process_error(struct mg_diags *d, struct mg_arena *a, struct mg_mark at,
-                                 const struct meshgen_mesh *m, struct mg_env_vars *v, int rc)
+                                 const struct mg_plan *p, const struct meshgen_mesh *m,
+                                 struct mg_env_vars *v, int rc)
 {
     char name[256];
     const char *why = meshgen_strerror(rc), *hint = "";
@@ -164,7 +70,7 @@ static void mg_env_process_error(struct mg_diags *d, struct mg_arena *a, struct 
     } else if (rc == MESHGEN_ERR_LOCAL_RANK) {
         int host = meshgen_host_from_vars(m, mg_env_get, v, name, sizeof name), n = 0, i;
         for (i = 0; host >= 0 && i < m->n_processes; i++)
-            n += m->processes[i].host == host;
+            n += p->processes[i].host == host;
         if (host >= 0)
             why = mg_printf(a, "%s (host %s has %d process%s%s)", why,
                             mg_show(a, m->hosts[host].name), n, n == 1 ? "" : "es",
@@ -428,7 +334,7 @@ static int mg_env_tpu(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
 int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan *p,
                    const struct mg_env_query *q, struct mg_mark at, struct mg_env *e)
 {
-    struct meshgen_mesh *m = mg_rt_mesh(a, p);
+    struct meshgen_mesh mesh, *m = &mesh;
     struct mg_env_vars v;
     const char *places;
     int32_t process;
@@ -437,6 +343,7 @@ int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan 
     memset(e, 0, sizeof *e);
     memset(&v, 0, sizeof v);
     v.q = q;
+    mg_lower(a, p, m);
     rc = meshgen_mesh_check(m);
     if (rc != MESHGEN_OK) {
         mg_error(d, MG_CHK_ENV_PROCESS, at, "internal error: the model's tables fail the check: %s",
@@ -457,7 +364,7 @@ int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan 
         rc = host < 0 ? host : MESHGEN_OK;
     }
     if (rc != MESHGEN_OK) {
-        mg_env_process_error(d, a, at, m, &v, rc);
+        mg_env_process_error(d, a, at, p, m, &v, rc);
         return -1;
     }
     e->process = process;

@@ -16,8 +16,10 @@ on:
   below it, so none of them uses another or calls back up (the planner
   alone uses the locality order); topology.o never uses inventory.o; an
   emitter uses only the shared pieces (arena, buffer, diagnostics, words,
-  the JSON writer, mesh arithmetic), never a loader, a check or the
-  planner;
+  the JSON writer, mesh arithmetic) and the lowering, never a loader, a
+  check or the planner; the lowering uses only the arena;
+- the C emitter or env.o not using the lowering: the tables a program links
+  and those `meshgen env` hands the runtime come from one function;
 - main.o using a function of the library that the public header does not
   declare;
 - a unit test, fuzz target or benchmark that includes a private header of
@@ -30,9 +32,9 @@ import re
 import subprocess
 import sys
 
-# Objects an emitter may use: the shared pieces, nothing that loads, checks
-# or plans.
-EMITTER_MAY_USE = {"arena", "buf", "escape", "diag", "words", "json", "mesh_math", "emit_grid"}
+# Objects an emitter may use: the shared pieces and the lowering (the model
+# as the runtime's tables), nothing that loads, checks or plans.
+EMITTER_MAY_USE = {"arena", "buf", "escape", "diag", "words", "json", "mesh_math", "emit_grid", "lower"}
 
 # What compile.c runs, and what each of them may use: the shared pieces
 # below the compile stage. So the resolver (which decides), the checks
@@ -44,6 +46,17 @@ COMPILE_STAGE_MAY_USE = {
     "check": COMPILE_SHARED,
     "plan": COMPILE_SHARED | {"locality"},
     "locality": COMPILE_SHARED,
+}
+
+# The lowering copies the model into the runtime's structs: it allocates, and
+# uses nothing else of the generator.
+LOWER_MAY_USE = {"arena"}
+
+# Pairs (user, used) that must appear: the C emitter prints the lowered
+# tables and `meshgen env` hands the same ones to the runtime.
+REQUIRED = {
+    ("emit_c", "lower"): "the C emitter prints the tables mg_lower builds",
+    ("env", "lower"): "meshgen env asks the runtime about the tables mg_lower builds",
 }
 
 # Pairs (user, used) that must never appear, whatever else changes.
@@ -203,6 +216,13 @@ def main():
             errors.append(f"{obj}.o uses {used}.o ({', '.join(names)}): compile.c alone runs "
                           "the resolver, the checks and the planner, and none of them calls "
                           "another or back up")
+    for (user, used), why in sorted(REQUIRED.items()):
+        if used not in graph.get(user, ()):
+            errors.append(f"{user}.o does not use {used}.o: {why}")
+    for used in sorted(graph.get("lower", set()) - LOWER_MAY_USE):
+        names = sorted(n for n in objs["lower"][1] if owner.get(n) == used)
+        errors.append(f"lower.o uses {used}.o ({', '.join(names)}): the lowering only copies "
+                      "the model into the runtime's tables")
     for obj in sorted(objs):
         if obj.startswith("emit_"):
             for used in sorted(graph[obj] - EMITTER_MAY_USE):

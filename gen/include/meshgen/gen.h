@@ -718,9 +718,17 @@ struct mg_compile_opts {
 struct mg_plan *mg_compile(struct mg_arena *a, struct mg_diags *d, const struct mg_spec *spec,
                            const struct mg_inventory *inv, const struct mg_compile_opts *opts);
 
+/* lower.c: the model as the runtime's tables: *m and every table it points
+ * to, allocated in the arena (which must outlive them), exactly as the C
+ * emitter writes them: tables that are the identity left out (NULL), a
+ * string the model lacks "". The C emitter prints this struct and `meshgen
+ * env` hands it to the runtime, so the two cannot differ. */
+void mg_lower(struct mg_arena *a, const struct mg_plan *plan, struct meshgen_mesh *m);
+
 /* The emitters: each formats the model into a buffer and computes nothing.
- * emit_c.c: the .h and .c of a mesh; `inputs` names the inputs for the
- * banner (as given, never absolute). */
+ * emit_c.c: the .h and .c of a mesh, the .c's tables printed from
+ * mg_lower's struct; `inputs` names the inputs for the banner (as given,
+ * never absolute). */
 void mg_emit_header(struct mg_buf *out, const struct mg_plan *plan, const char *inputs);
 void mg_emit_source(struct mg_buf *out, const struct mg_plan *plan, const char *inputs);
 /* emit_json.c: the JSON of `meshgen resolve`. */
