@@ -434,3 +434,154 @@ int meshgen__xml_version_major(const char *xml)
     }
     return -1;
 }
+
+/* ---- what reaches hwloc's XML reader ------------------------------------------ */
+
+/* Whether p starts with the ASCII text s, whatever the case of p. */
+static int starts_nocase(const char *p, const char *s)
+{
+    for (; *s; p++, s++) {
+        char c = *p;
+
+        if (c >= 'a' && c <= 'z')
+            c = (char)(c - 'a' + 'A');
+        if (c != *s)
+            return 0;
+    }
+    return 1;
+}
+
+static const char *skip_space(const char *p)
+{
+    while (is_xml_space(*p))
+        p++;
+    return p;
+}
+
+/* A quoted literal at p: the text after its closing quote, or NULL. */
+static const char *skip_literal(const char *p)
+{
+    const char *end;
+
+    if (*p != '"' && *p != '\'')
+        return NULL;
+    end = strchr(p + 1, *p);
+    return end ? end + 1 : NULL;
+}
+
+/*
+ * The encoding an XML declaration (from "<?xml" to its "?>", at decl, end
+ * excluded) declares is one whose first 128 code points are ASCII, so that
+ * the rest of the prolog reads as bytes: UTF-8 (hwloc writes it), US-ASCII
+ * or ISO-8859-1. Sets *at to the declaration's offset when it is not.
+ */
+static int encoding_ok(const char *decl, const char *end)
+{
+    static const char *const ok[] = {"UTF-8", "US-ASCII", "ISO-8859-1"};
+    const char *p = decl;
+    size_t i;
+
+    while ((p = strstr(p, "encoding")) != NULL && p < end) {
+        const char *v;
+
+        if (!is_xml_space(p[-1])) {
+            p++;
+            continue;
+        }
+        v = skip_space(p + strlen("encoding"));
+        if (*v != '=')
+            return 0;
+        v = skip_space(v + 1);
+        if (*v != '"' && *v != '\'')
+            return 0;
+        for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
+            if (starts_nocase(v + 1, ok[i]) && v[1 + strlen(ok[i])] == *v)
+                return 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* A DOCTYPE declaration at p (at "<!DOCTYPE"): NULL and *next past its '>'
+ * when it names an external DTD and nothing else, else the reason, with
+ * *next at what is refused. */
+static const char *doctype_refusal(const char *p, const char **next)
+{
+    const char *q = p + strlen("<!DOCTYPE"), *name;
+
+    *next = p;
+    if (!is_xml_space(*q))
+        return "a malformed DOCTYPE";
+    name = q = skip_space(q);
+    while (*q && !is_xml_space(*q) && *q != '[' && *q != '>')
+        q++;
+    if (q == name)
+        return "a malformed DOCTYPE";
+    q = skip_space(q);
+    if (strncmp(q, "SYSTEM", 6) == 0 && is_xml_space(q[6])) {
+        q = skip_literal(skip_space(q + 6));
+    } else if (strncmp(q, "PUBLIC", 6) == 0 && is_xml_space(q[6])) {
+        q = skip_literal(skip_space(q + 6));
+        q = q && is_xml_space(*q) ? skip_literal(skip_space(q)) : NULL;
+    } else if (*q == '[') {
+        *next = q;
+        return "an internal DTD subset";
+    } else {
+        return "a DOCTYPE without a system identifier";
+    }
+    if (q == NULL)
+        return "a malformed DOCTYPE";
+    q = skip_space(q);
+    *next = q;
+    if (*q == '[')
+        return "an internal DTD subset";
+    if (*q != '>')
+        return "a malformed DOCTYPE";
+    *next = q + 1;
+    return NULL;
+}
+
+const char *meshgen__xml_refusal(const char *xml, size_t len, size_t *at)
+{
+    const char *nul = memchr(xml, '\0', len), *p = xml, *end;
+
+    *at = 0;
+    if (nul != NULL) {
+        *at = (size_t)(nul - xml);
+        return "a NUL byte (UTF-16 or UTF-32 text, or no text at all)";
+    }
+    /* libxml2 reads "<?xm" in EBCDIC as EBCDIC; any other start that is
+     * not '<' is no XML it reads. */
+    if (strncmp(p, "\x4c\x6f\xa7\x94", 4) == 0)
+        return "an EBCDIC encoding";
+    if (strncmp(p, "\xef\xbb\xbf", 3) == 0)
+        p += 3;
+    /* The prolog: an XML declaration, comments, processing instructions
+     * and at most one DOCTYPE, up to the root element. */
+    for (;;) {
+        const char *why;
+
+        p = skip_space(p);
+        *at = (size_t)(p - xml);
+        if (strncmp(p, "<?", 2) == 0) {
+            if ((end = strstr(p + 2, "?>")) == NULL)
+                return NULL;
+            if (strncmp(p, "<?xml", 5) == 0 && is_xml_space(p[5]) && !encoding_ok(p, end))
+                return "an encoding other than UTF-8, US-ASCII or ISO-8859-1";
+            p = end + 2;
+        } else if (strncmp(p, "<!--", 4) == 0) {
+            if ((end = strstr(p + 4, "-->")) == NULL)
+                return NULL;
+            p = end + 3;
+        } else if (strncmp(p, "<!DOCTYPE", 9) == 0) {
+            why = doctype_refusal(p, &p);
+            if (why != NULL) {
+                *at = (size_t)(p - xml);
+                return why;
+            }
+        } else {
+            /* The root element, or something hwloc's parser refuses. */
+            return NULL;
+        }
+    }
+}

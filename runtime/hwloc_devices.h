@@ -106,4 +106,21 @@ void meshgen__sanitize(char *s, size_t n);
  * file loads is hwloc's parser's decision. */
 int meshgen__xml_version_major(const char *xml);
 
+/*
+ * Why a topology XML buffer must not reach hwloc, or NULL when it may
+ * (docs/reference.md §2, "What a topology file may hold"). hwloc 2.9's
+ * libxml2 import dereferences the DOCTYPE's system identifier without
+ * checking it, so a document whose DOCTYPE has none (`<!DOCTYPE topology>`,
+ * `<!DOCTYPE topology [ ]>`) crashes the process; an encoding other than
+ * UTF-8 (UTF-16, UTF-7) can hide such a DOCTYPE from a byte scan. So the
+ * prolog is read here first, and refused when it holds a NUL byte, is
+ * EBCDIC, declares an encoding other than UTF-8, US-ASCII or
+ * ISO-8859-1, or has a DOCTYPE other than `<!DOCTYPE name SYSTEM "..."` or
+ * `<!DOCTYPE name PUBLIC "..." "...">` (no internal subset). xml holds len
+ * bytes and a NUL at xml[len]; *at receives the byte offset of what is
+ * refused. The reason is a static phrase that completes "the file holds
+ * ...". Everything after the prolog is hwloc's to judge.
+ */
+const char *meshgen__xml_refusal(const char *xml, size_t len, size_t *at);
+
 #endif /* MESHGEN_HWLOC_DEVICES_H */

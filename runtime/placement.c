@@ -32,6 +32,19 @@
 
 /* ---- binding ------------------------------------------------------------------- */
 
+/* Writes the report; a buffer too small keeps the start of the text. */
+static void say(char *report, size_t cap, const char *fmt, ...) MESHGEN_PRINTF(3, 4);
+static void say(char *report, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (cap == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(report, cap, fmt, ap);
+    va_end(ap);
+}
+
 /*
  * Walks a cpulist. Without a machine (allowed NULL) it only checks the text,
  * so that a malformed table is reported before anything is discovered; with
@@ -62,6 +75,86 @@ static int cpulist_scan(const char *list, hwloc_const_bitmap_t allowed, hwloc_bi
     return MESHGEN_OK;
 }
 
+/* The largest topology file read for HWLOC_XMLFILE, as the generator reads
+ * topology files (docs/reference.md §2). */
+#define MESHGEN__XML_MAX ((size_t)64 << 20)
+
+/* The whole file at path, NUL-terminated, or NULL with errno set (EFBIG
+ * past MESHGEN__XML_MAX). */
+static char *read_xml(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    size_t cap = 1 << 16, n = 0;
+    char *buf = NULL, *grown;
+    int saved;
+
+    if (f == NULL)
+        return NULL;
+    for (;;) {
+        if ((grown = realloc(buf, cap + 1)) == NULL)
+            break;
+        buf = grown;
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap) {
+            if (ferror(f))
+                break;
+            fclose(f);
+            buf[n] = '\0';
+            *len = n;
+            return buf;
+        }
+        if (cap > MESHGEN__XML_MAX) {
+            errno = EFBIG;
+            break;
+        }
+        cap *= 2;
+    }
+    saved = errno;
+    fclose(f);
+    free(buf);
+    errno = saved;
+    return NULL;
+}
+
+/*
+ * Where hwloc would read this machine from the file HWLOC_XMLFILE names
+ * (it does unless HWLOC_FSROOT, HWLOC_CPUID_PATH or HWLOC_SYNTHETIC, which
+ * hwloc prefers, is set), the file is read here and checked as the
+ * generator checks topology files (meshgen__xml_refusal) before hwloc sees
+ * it as a buffer, which hwloc then prefers to the variable:
+ * hwloc 2.9's XML reader crashes on some DOCTYPEs. HWLOC_THISSYSTEM still
+ * applies. *xml receives the buffer (NULL when hwloc is left to itself),
+ * to free after loading. Returns MESHGEN_OK, or MESHGEN_ERR_SYSTEM with
+ * errno set and a report.
+ */
+static int xml_from_env(hwloc_topology_t topo, char **xml, char *report, size_t cap)
+{
+    const char *path = getenv("HWLOC_XMLFILE"), *why;
+    size_t len, at;
+
+    *xml = NULL;
+    if (path == NULL || path[0] == '\0' || getenv("HWLOC_FSROOT") != NULL ||
+        getenv("HWLOC_CPUID_PATH") != NULL || getenv("HWLOC_SYNTHETIC") != NULL)
+        return MESHGEN_OK;
+    if ((*xml = read_xml(path, &len)) == NULL) {
+        say(report, cap, "cannot read HWLOC_XMLFILE '%s': %s", path, strerror(errno));
+        return MESHGEN_ERR_SYSTEM;
+    }
+    if ((why = meshgen__xml_refusal(*xml, len, &at)) != NULL) {
+        say(report, cap,
+            "HWLOC_XMLFILE '%s' is not given to hwloc: at byte %zu it holds %s, and hwloc "
+            "2.9's XML reader crashes on some such files",
+            path, at, why);
+        errno = EINVAL;
+        return MESHGEN_ERR_SYSTEM;
+    }
+    if (hwloc_topology_set_xmlbuffer(topo, *xml, (int)len + 1) < 0) {
+        say(report, cap, "hwloc cannot read HWLOC_XMLFILE '%s': %s", path, strerror(errno));
+        return MESHGEN_ERR_SYSTEM;
+    }
+    return MESHGEN_OK;
+}
+
 /*
  * Loads this machine. Binding needs only the CPUs this process may use, so
  * without io every object type hwloc may drop is dropped (PUs, NUMA nodes
@@ -69,10 +162,24 @@ static int cpulist_scan(const char *list, hwloc_const_bitmap_t allowed, hwloc_bi
  * attributes and CPU kinds are not gathered. Verification needs the whole
  * tree with its I/O devices, exactly as the generator loads it.
  */
-static int load_machine(hwloc_topology_t *topo, int io)
+static int load_machine(hwloc_topology_t *topo, int io, char *report, size_t cap)
 {
-    if (hwloc_topology_init(topo) < 0)
+    char *xml;
+    int rc;
+
+    if (hwloc_topology_init(topo) < 0) {
+        say(report, cap, "hwloc cannot discover this machine: %s", strerror(errno));
         return MESHGEN_ERR_SYSTEM;
+    }
+    rc = xml_from_env(*topo, &xml, report, cap);
+    if (rc != MESHGEN_OK) {
+        int saved = errno;
+
+        free(xml);
+        hwloc_topology_destroy(*topo);
+        errno = saved;
+        return rc;
+    }
     if (io) {
         hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_ALL);
     } else {
@@ -83,14 +190,17 @@ static int load_machine(hwloc_topology_t *topo, int io)
                                             HWLOC_TOPOLOGY_FLAG_NO_CPUKINDS);
 #endif
     }
-    if (hwloc_topology_load(*topo) < 0) {
+    rc = hwloc_topology_load(*topo) < 0 ? MESHGEN_ERR_SYSTEM : MESHGEN_OK;
+    if (rc != MESHGEN_OK) {
         int saved = errno;
 
+        say(report, cap, "hwloc cannot discover this machine: %s", strerror(saved));
         hwloc_topology_destroy(*topo);
         errno = saved;
-        return MESHGEN_ERR_SYSTEM;
     }
-    return MESHGEN_OK;
+    /* hwloc is done with the buffer once the topology is loaded. */
+    free(xml);
+    return rc;
 }
 
 int meshgen_bind(const struct meshgen_mesh *mesh, int device)
@@ -108,7 +218,7 @@ int meshgen_bind(const struct meshgen_mesh *mesh, int device)
     rc = cpulist_scan(info->cpuset, NULL, NULL);
     if (rc != MESHGEN_OK)
         return rc;
-    rc = load_machine(&topo, 0);
+    rc = load_machine(&topo, 0, NULL, 0);
     if (rc != MESHGEN_OK)
         return rc;
     /* Through HWLOC_XMLFILE hwloc may describe another machine, and then its
@@ -130,19 +240,6 @@ int meshgen_bind(const struct meshgen_mesh *mesh, int device)
 }
 
 /* ---- verification ----------------------------------------------------------------- */
-
-/* Writes the report; a buffer too small keeps the start of the text. */
-static void say(char *report, size_t cap, const char *fmt, ...) MESHGEN_PRINTF(3, 4);
-static void say(char *report, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (cap == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(report, cap, fmt, ap);
-    va_end(ap);
-}
 
 static const char *const kind_names[] = {
     [MESHGEN_KIND_GPU] = "gpu",         [MESHGEN_KIND_CORE] = "core", [MESHGEN_KIND_NUMA] = "numa",
@@ -376,11 +473,9 @@ int meshgen_verify(const struct meshgen_mesh *mesh, int host, char *report, size
     host = identify_host(mesh, host, report, cap);
     if (host < 0)
         return host;
-    rc = load_machine(&topo, 1);
-    if (rc != MESHGEN_OK) {
-        say(report, cap, "hwloc cannot discover this machine: %s", strerror(errno));
+    rc = load_machine(&topo, 1, report, cap);
+    if (rc != MESHGEN_OK)
         return rc;
-    }
     rc = compare_host(mesh, host, topo, report, cap);
     hwloc_topology_destroy(topo);
     return rc;

@@ -599,6 +599,58 @@ static void test_verify_class_rule(void **state)
     assert_string_equal(report, "");
 }
 
+/* hwloc 2.9's XML reader crashes on a DOCTYPE without a system identifier;
+ * the file HWLOC_XMLFILE names is checked before hwloc reads it, by verify
+ * and bind alike, and refused with a report (docs/reference.md §2). */
+static void test_verify_doctype_refused(void **state)
+{
+    static const char *const doctypes[] = {
+        "<!DOCTYPE topology [ ]>",
+        "<!DOCTYPE topology>",
+        "<!DOCTYPE topology [<!ENTITY x \"y\">]>",
+    };
+    static const char *const why[] = {"an internal DTD subset",
+                                      "a DOCTYPE without a system identifier",
+                                      "an internal DTD subset"};
+    const char *line = "<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">";
+    char *xml = slurp(POWER8_XML), *at = strstr(xml, line), *copy, report[512];
+    struct one_host s;
+    int i;
+
+    (void)state;
+    assert_non_null(at);
+    power8_init(&s);
+    for (i = 0; i < COUNT(doctypes); i++) {
+        size_t head = (size_t)(at - xml);
+
+        copy = malloc(strlen(xml) + strlen(doctypes[i]) + 1);
+        assert_non_null(copy);
+        memcpy(copy, xml, head);
+        strcpy(copy + head, doctypes[i]);
+        strcat(copy, at + strlen(line));
+        write_temp(copy);
+        assert_int_equal(verify_xml(&s.mesh, -1, temp_path, report, sizeof report),
+                         MESHGEN_ERR_SYSTEM);
+        assert_non_null(strstr(report, "is not given to hwloc"));
+        assert_non_null(strstr(report, why[i]));
+        assert_int_equal(setenv("HWLOC_XMLFILE", temp_path, 1), 0);
+        assert_int_equal(meshgen_bind(&s.mesh, 0), MESHGEN_ERR_SYSTEM);
+        /* hwloc prefers a synthetic description to the file, and never reads it. */
+        assert_int_equal(setenv("HWLOC_SYNTHETIC", "pu:2", 1), 0);
+        assert_int_equal(meshgen_bind(&s.mesh, 0), MESHGEN_ERR_UNSUPPORTED);
+        assert_int_equal(unsetenv("HWLOC_SYNTHETIC"), 0);
+        assert_int_equal(unsetenv("HWLOC_XMLFILE"), 0);
+        unlink(temp_path);
+        free(copy);
+    }
+    /* A file that cannot be read is a system error, with its reason. */
+    assert_int_equal(verify_xml(&s.mesh, -1, "/nonexistent/meshgen.xml", report, sizeof report),
+                     MESHGEN_ERR_SYSTEM);
+    assert_string_equal(report, "cannot read HWLOC_XMLFILE '/nonexistent/meshgen.xml': No such "
+                                "file or directory");
+    free(xml);
+}
+
 /* ---- meshgen_bind (live) ----------------------------------------------------------------- */
 
 #define CORE(cpus)                                                                                 \
@@ -940,6 +992,7 @@ int main(void)
         cmocka_unit_test(test_verify_errors),
         cmocka_unit_test(test_verify_class_rule),
         cmocka_unit_test(test_verify_host_identity),
+        cmocka_unit_test(test_verify_doctype_refused),
         cmocka_unit_test(test_bind_live),
         cmocka_unit_test(test_env_names),
         cmocka_unit_test(test_env_cuda_uuid_and_index),

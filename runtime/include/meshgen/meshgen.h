@@ -552,7 +552,12 @@ MESHGEN_API int meshgen_placement_env(const struct meshgen_mesh *mesh, int proce
  * do not link hwloc. Both discover this machine, which takes milliseconds,
  * and may allocate through hwloc: call them at start-up, not in a hot loop.
  * Like hwloc itself they honour HWLOC_XMLFILE (this machine as described by
- * an XML file) and HWLOC_THISSYSTEM.
+ * an XML file) and HWLOC_THISSYSTEM. The file HWLOC_XMLFILE names is read
+ * here first and given to hwloc as a buffer, and refused, as
+ * MESHGEN_ERR_SYSTEM with errno EINVAL (and meshgen_verify's report
+ * saying why), when its prolog is one that hwloc 2.9's XML reader crashes
+ * on: a DOCTYPE without a system identifier or with an internal subset,
+ * or an encoding other than UTF-8 (docs/reference.md §2).
  */
 
 /**
