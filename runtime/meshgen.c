@@ -1581,7 +1581,7 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
                            int var, struct text *t)
 {
     int by_uuid = var != MESHGEN_ENV_ZE_AFFINITY_MASK, listed = 0;
-    int32_t i;
+    int32_t i, host = -1, k = 0, index = 0;
 
     if (mesh->device_kind != MESHGEN_KIND_GPU)
         return MESHGEN_ERR_NOT_GPU;
@@ -1595,7 +1595,7 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
             by_uuid &= uuid_accepted(var, info->uuid);
     }
     for (i = 0; i < proc->count; i++) {
-        int32_t d = table_process_device(mesh, proc->first + i), k, index = 0;
+        int32_t d = table_process_device(mesh, proc->first + i);
         const struct meshgen_device_info *info = meshgen_device_info(mesh, d);
         const char *uuid = info->uuid;
 
@@ -1611,8 +1611,15 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
             put_str(t, uuid);
         } else {
             /* A host's GPUs are its first devices in PCI bus id order; the
-             * vendor's runtime numbers only its own among them. */
-            for (k = mesh->hosts[meshgen_device_host(mesh, d)].first_device; k < d; k++)
+             * vendor's runtime numbers only its own among them. A process's
+             * devices ascend, so the count goes on from the last one, once
+             * over the host however many GPUs the process has. */
+            if (meshgen_device_host(mesh, d) != host || d < k) {
+                host = meshgen_device_host(mesh, d);
+                k = mesh->hosts[host].first_device;
+                index = 0;
+            }
+            for (; k < d; k++)
                 index += vendor_listed(var, meshgen_device_info(mesh, k)->vendor);
             put_uint(t, (uint32_t)index);
         }
