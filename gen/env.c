@@ -35,6 +35,7 @@ static struct meshgen_host_template *mg_rt_templates(struct mg_arena *a, const s
             dev[i].kind = v->kind;
             dev[i].os_index = v->os_index;
             dev[i].numa = v->numa;
+            dev[i].vendor_id = v->vendor_id;
             dev[i].pci = mg_or_empty(v->pci);
             dev[i].vendor = mg_or_empty(v->vendor);
             dev[i].model = mg_or_empty(v->model);
@@ -266,15 +267,19 @@ static void mg_env_visible(struct mg_arena *a, struct mg_diags *d, struct mg_mar
     for (i = 0; i < pr->count; i++) {
         int dev = p->process_devices[pr->first + i];
         const struct meshgen_device_info *info = meshgen_device_info(m, dev);
-        int var = meshgen_env_vendor_var(info->vendor);
+        int var = meshgen_vendor_env_var(info->vendor_id);
 
         if (var >= 0) {
             has[var]++;
             continue;
         }
-        mg_buf_printf(&b, "%s%d (%s, vendor %s)", unknown++ ? ", " : "", dev,
+        /* Decided by the PCI vendor id; the name only says who it is. */
+        mg_buf_printf(&b, "%s%d (%s, %s", unknown++ ? ", " : "", dev,
                       info->pci[0] ? info->pci : "no PCI id",
-                      info->vendor[0] ? mg_show(a, info->vendor) : "unknown");
+                      info->vendor_id ? mg_printf(a, "PCI vendor 0x%04x", (unsigned)info->vendor_id)
+                                      : "no PCI vendor");
+        mg_buf_printf(&b, "%s%s)", info->vendor[0] ? " " : "",
+                      info->vendor[0] ? mg_show(a, info->vendor) : "");
     }
     for (i = 0; i < (int)(sizeof vars / sizeof vars[0]); i++) {
         if (!has[vars[i]])

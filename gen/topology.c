@@ -263,6 +263,7 @@ static void mg_devinfo_from(struct mg_arena *a, const struct meshgen__device *de
     v->kind = dev->kind;
     v->os_index = dev->os_index;
     v->numa = dev->numa;
+    v->vendor_id = dev->vendor_id;
     v->pci = mg_strdup(a, dev->pci);
     v->vendor = mg_safe_dup(a, dev->vendor);
     v->model = mg_safe_dup(a, dev->model);
@@ -372,14 +373,14 @@ static void mg_extract_cpu_kind(struct mg_arena *a, struct mg_arena *tmp, hwloc_
  * bytes: re-exporting a topology or reformatting its XML keeps it. The
  * sanitised strings hold no tab or newline, so the text is unambiguous.
  * Format 2: closeness by the tree is each device's path (format 1 held the
- * n x n matrix it gives). */
+ * n x n matrix it gives). Format 3: each device's PCI vendor id. */
 static void mg_topology_digest(struct mg_topology *t)
 {
     struct mg_buf b;
     int k, i, j;
 
     mg_buf_init(&b);
-    mg_buf_puts(&b, "meshgen-topology 2\n");
+    mg_buf_puts(&b, "meshgen-topology 3\n");
     for (k = 0; k < MG_N_HWLOC_KINDS; k++) {
         const char *kn = mg_kind_name(k);
         int n = t->n[k], stride = t->tree_stride[k];
@@ -387,8 +388,11 @@ static void mg_topology_digest(struct mg_topology *t)
         for (i = 0; i < n; i++) {
             const struct mg_devinfo *v = &t->devs[k][i];
             mg_buf_printf(
-                &b, "%s[%d]\tos=%d\tnuma=%d\tpci=%s\tvendor=%s\tmodel=%s\tuuid=%s\tcpuset=%s\n", kn,
-                i, v->os_index, v->numa, v->pci, v->vendor, v->model, v->uuid, v->cpuset);
+                &b,
+                "%s[%d]\tos=%d\tnuma=%d\tpci=%s\tvendor_id=%d\tvendor=%s\tmodel=%s\tuuid=%s"
+                "\tcpuset=%s\n",
+                kn, i, v->os_index, v->numa, v->pci, v->vendor_id, v->vendor, v->model, v->uuid,
+                v->cpuset);
         }
         for (i = 0; t->closeness[k] && i < n; i++) {
             mg_buf_printf(&b, "%s-closeness[%d]", kn, i);

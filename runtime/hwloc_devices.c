@@ -187,10 +187,6 @@ size_t meshgen__gpu_capacity(hwloc_topology_t topo)
     return n_os + n_pci + 1;
 }
 
-#define PCI_VENDOR_AMD 0x1002
-#define PCI_VENDOR_NVIDIA 0x10de
-#define PCI_VENDOR_INTEL 0x8086
-
 /*
  * Whether a PCI device is a GPU by its class and vendor alone, for devices
  * no compute backend reported: Debian's hwloc has no CUDA, NVML or RSMI
@@ -211,9 +207,9 @@ static int pci_class_is_gpu(hwloc_obj_t pci)
     case 0x0302:
     case 0x1200: return 1;
     case 0x0380:
-        return vendor == PCI_VENDOR_NVIDIA || vendor == PCI_VENDOR_AMD ||
-               vendor == PCI_VENDOR_INTEL;
-    case 0x0300: return vendor == PCI_VENDOR_NVIDIA;
+        return vendor == MESHGEN_PCI_VENDOR_NVIDIA || vendor == MESHGEN_PCI_VENDOR_AMD ||
+               vendor == MESHGEN_PCI_VENDOR_INTEL;
+    case 0x0300: return vendor == MESHGEN_PCI_VENDOR_NVIDIA;
     default: return 0;
     }
 }
@@ -338,7 +334,13 @@ void meshgen__gpu_device(hwloc_topology_t topo, const struct meshgen__gpu *g,
         snprintf(out->pci, sizeof out->pci, "%04x:%02x:%02x.%x", (unsigned)p->domain,
                  (unsigned)p->bus, (unsigned)p->dev, (unsigned)p->func);
     }
+    /* The vendor is the PCI device's id, through which the GPU was found;
+     * names, from a backend or pci.ids, only say it (docs/reference.md §2,
+     * "Vendors"). A container without pci.ids gives no names at all. */
+    out->vendor_id = g->pci ? (int)g->pci->attr->pcidev.vendor_id : 0;
     out->vendor = gpu_name(g, "GPUVendor", "PCIVendor");
+    if (out->vendor == NULL)
+        out->vendor = meshgen_vendor_name(out->vendor_id);
     out->model = gpu_name(g, "GPUModel", "PCIDevice");
     out->uuid = gpu_uuid(g);
     out->cpuset = loc ? loc->cpuset : NULL;
@@ -386,6 +388,7 @@ void meshgen__cpu_device(hwloc_topology_t topo, int kind, int i, struct meshgen_
         o->os_index == HWLOC_UNKNOWN_INDEX || o->os_index > INT_MAX ? -1 : (int)o->os_index;
     out->numa = first_numa(o->nodeset);
     out->pci[0] = '\0';
+    out->vendor_id = 0;
     out->uuid = NULL;
     out->vendor = cpu_info(o, "CPUVendor");
     out->model = cpu_info(o, "CPUModel");

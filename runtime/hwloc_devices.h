@@ -54,7 +54,10 @@ struct meshgen__device {
     int os_index;                      /* CPU objects: hwloc OS index, -1 when unknown; GPUs: -1 */
     int numa;                          /* OS index of its first NUMA node, -1 when unknown */
     char pci[MESHGEN__PCI_BUSID_SIZE]; /* normalised bus id, "" when none */
-    const char *vendor;                /* NULL when unknown, else not sanitised */
+    int vendor_id;                     /* PCI vendor id of a GPU's PCI device, 0 when none */
+    /* hwloc's name, else the vendor table's (meshgen_vendor_name); NULL
+     * when unknown, else not sanitised */
+    const char *vendor;
     const char *model;
     const char *uuid;
     hwloc_const_bitmap_t cpuset; /* its local CPUs, NULL when unknown */

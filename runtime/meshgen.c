@@ -514,8 +514,9 @@ static int devices_consistent(const struct meshgen_mesh *mesh)
 
 static int device_info_consistent(const struct meshgen_device_info *info)
 {
+    /* A PCI vendor id is 16 bits; 0 is "none". */
     return info->pci != NULL && info->vendor != NULL && info->model != NULL && info->uuid != NULL &&
-           info->cpuset != NULL;
+           info->cpuset != NULL && info->vendor_id >= 0 && info->vendor_id <= 0xffff;
 }
 
 /* Hosts number the device ids contiguously, in order, each through a template
@@ -1536,44 +1537,11 @@ static int uuid_accepted(int var, const char *uuid)
     return nonzero;
 }
 
-/* Whether text holds word (lower case), ignoring the case of text. */
-static int has_word(const char *text, const char *word)
-{
-    size_t n = strlen(word), i, k;
-
-    for (i = 0; text[i] != '\0'; i++) {
-        for (k = 0; k < n && text[i + k] != '\0'; k++) {
-            char c = text[i + k];
-
-            if (c >= 'A' && c <= 'Z')
-                c = (char)(c - 'A' + 'a');
-            if (c != word[k])
-                break;
-        }
-        if (k == n)
-            return 1;
-    }
-    return 0;
-}
-
-int meshgen_env_vendor_var(const char *vendor)
-{
-    if (vendor == NULL)
-        return MESHGEN_ERR_NULL;
-    if (has_word(vendor, "nvidia"))
-        return MESHGEN_ENV_CUDA_VISIBLE_DEVICES;
-    if (has_word(vendor, "amd") || has_word(vendor, "advanced micro"))
-        return MESHGEN_ENV_ROCR_VISIBLE_DEVICES;
-    if (has_word(vendor, "intel"))
-        return MESHGEN_ENV_ZE_AFFINITY_MASK;
-    return MESHGEN_ERR_RANGE;
-}
-
 /* Whether visible-devices variable var lists a GPU of this vendor: only its
  * own vendor's runtime sees it. */
-static int vendor_listed(int var, const char *vendor)
+static int vendor_listed(int var, int32_t vendor_id)
 {
-    return meshgen_env_vendor_var(vendor) == var;
+    return meshgen_vendor_env_var(vendor_id) == var;
 }
 
 /* The visible-devices list of a process's GPUs (see meshgen_placement_env). */
@@ -1591,7 +1559,7 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
 
         if (info == NULL)
             return MESHGEN_ERR_CORRUPT;
-        if (vendor_listed(var, info->vendor))
+        if (vendor_listed(var, info->vendor_id))
             by_uuid &= uuid_accepted(var, info->uuid);
     }
     for (i = 0; i < proc->count; i++) {
@@ -1599,7 +1567,7 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
         const struct meshgen_device_info *info = meshgen_device_info(mesh, d);
         const char *uuid = info->uuid;
 
-        if (!vendor_listed(var, info->vendor))
+        if (!vendor_listed(var, info->vendor_id))
             continue;
         if (listed++ > 0)
             put(t, ",", 1);
@@ -1620,7 +1588,7 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
                 index = 0;
             }
             for (; k < d; k++)
-                index += vendor_listed(var, meshgen_device_info(mesh, k)->vendor);
+                index += vendor_listed(var, meshgen_device_info(mesh, k)->vendor_id);
             put_uint(t, (uint32_t)index);
         }
     }

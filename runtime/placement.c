@@ -289,7 +289,7 @@ static int identify_host(const struct meshgen_mesh *mesh, int want, char *report
  * sanitised as the generator sanitises it, numbers written out. */
 struct live_text {
     char *vendor, *model, *uuid, *cpuset;
-    char os_index[16], numa[16];
+    char os_index[16], numa[16], vendor_id[16];
 };
 
 /* A sanitised heap copy of an hwloc string; "" for NULL. */
@@ -315,6 +315,15 @@ static void number_text(char *buf, size_t size, int v)
         snprintf(buf, size, "%d", v);
 }
 
+/* A PCI vendor id as lspci writes it, "" for none (0). */
+static void vendor_id_text(char *buf, size_t size, int v)
+{
+    if (v > 0)
+        snprintf(buf, size, "0x%04x", (unsigned)v);
+    else
+        buf[0] = '\0';
+}
+
 static int live_text_fill(struct live_text *t, const struct meshgen__device *dev)
 {
     int n = meshgen__cpulist(dev->cpuset, NULL, 0);
@@ -327,6 +336,7 @@ static int live_text_fill(struct live_text *t, const struct meshgen__device *dev
         meshgen__cpulist(dev->cpuset, t->cpuset, (size_t)n + 1);
     number_text(t->os_index, sizeof t->os_index, dev->os_index);
     number_text(t->numa, sizeof t->numa, dev->numa);
+    vendor_id_text(t->vendor_id, sizeof t->vendor_id, dev->vendor_id);
     return t->vendor && t->model && t->uuid && t->cpuset ? MESHGEN_OK : MESHGEN_ERR_SYSTEM;
 }
 
@@ -348,7 +358,7 @@ static int compare_device(const struct meshgen_mesh *mesh, int h, int local,
                           char *report, size_t cap)
 {
     const struct meshgen_host *host = &mesh->hosts[h];
-    char want_os[16], want_numa[16], where[96];
+    char want_os[16], want_numa[16], want_vendor_id[16], where[96];
     struct live_text got;
     int i, rc;
 
@@ -361,6 +371,7 @@ static int compare_device(const struct meshgen_mesh *mesh, int h, int local,
     }
     number_text(want_os, sizeof want_os, want->os_index);
     number_text(want_numa, sizeof want_numa, want->numa);
+    vendor_id_text(want_vendor_id, sizeof want_vendor_id, want->vendor_id);
     {
         const struct {
             const char *what, *want, *got;
@@ -369,6 +380,7 @@ static int compare_device(const struct meshgen_mesh *mesh, int h, int local,
         } fields[] = {
             {"OS index", want_os, got.os_index, 0, 0},
             {"PCI bus id", want->pci, dev->pci, 0, 0},
+            {"PCI vendor id", want_vendor_id, got.vendor_id, 0, 0},
             {"vendor", want->vendor, got.vendor, 1, 0},
             {"model", want->model, got.model, 1, 0},
             /* A host whose topology file is a template shared by several

@@ -34,7 +34,8 @@ HOST = 'h"<o&>*/st\\'
 
 
 def main():
-    meshgen, include, cc, src_xml, runtime_src = sys.argv[1:6]
+    meshgen, include, cc, src_xml = sys.argv[1:5]
+    runtime_srcs = sys.argv[5:]
     xml = open(src_xml, encoding="utf-8").read()
     models = iter(HOSTILE * 4)
     xml = re.sub(r'<info name="PCIDevice" value="[^"]*"/>',
@@ -87,8 +88,8 @@ def main():
             "printf(\"%s|%s\\n\", meshgen_device_info(&hostile_mesh,d)->model,"
             "meshgen_device_info(&hostile_mesh,d)->vendor);return 0;}\n")
         exe = os.path.join(t, "dump")
-        subprocess.run([cc, "-std=c11", "-I", include, "-I", out, prog, c_file, runtime_src,
-                        "-o", exe], check=True)
+        subprocess.run([cc, "-std=c11", "-I", include, "-I", out, prog, c_file] + runtime_srcs
+                       + ["-o", exe], check=True)
         lines = subprocess.run([exe], capture_output=True).stdout.decode("utf-8").split("\n")
         if lines[0] != HOST:
             fails.append(f"host name read back as {lines[0]!r}")

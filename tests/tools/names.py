@@ -13,7 +13,7 @@ C++ compiler beside CC: g++ for gcc, clang++ for clang) against the same
 headers and the tables compiled as C, as a C++ program that includes the
 generated headers would be; skipped, and said so, when there is none.
 
-    names.py MESHGEN RUNTIME_INCLUDE RUNTIME_C CC
+    names.py MESHGEN RUNTIME_INCLUDE CC RUNTIME_SOURCE...
 """
 import os
 import subprocess
@@ -125,7 +125,7 @@ def cxx_compiler(cc):
     return None
 
 
-def cxx_pass(cc, include, out, runtime_c, d, srcs, fails):
+def cxx_pass(cc, include, out, runtime_srcs, d, srcs, fails):
     """The same program as C++17, linked with the tables and the runtime
     compiled as C."""
     cxx = cxx_compiler(cc)
@@ -136,7 +136,7 @@ def cxx_pass(cc, include, out, runtime_c, d, srcs, fails):
     with open(main_cpp, "w") as f:
         f.write(program(cxx=True))
     objs = []
-    for src in srcs + [runtime_c]:
+    for src in srcs + runtime_srcs:
         obj = os.path.join(d, os.path.basename(src) + ".o")
         p = subprocess.run([cc, "-std=c11", "-I", include, "-I", out, "-c", src, "-o", obj],
                            capture_output=True, text=True)
@@ -159,7 +159,8 @@ def cxx_pass(cc, include, out, runtime_c, d, srcs, fails):
 
 
 def main():
-    meshgen, include, runtime_c, cc = sys.argv[1:5]
+    meshgen, include, cc = sys.argv[1:4]
+    runtime_srcs = sys.argv[4:]
     fails = []
     with tempfile.TemporaryDirectory() as d:
         refused(meshgen, d, fails)
@@ -180,7 +181,7 @@ def main():
             exe = os.path.join(d, "names")
             srcs = [os.path.join(out, n + "_mesh.c") for n in ACCEPTED]
             p = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
-                                "-I", include, "-I", out, "-o", exe, main_c, runtime_c] + srcs,
+                                "-I", include, "-I", out, "-o", exe, main_c] + runtime_srcs + srcs,
                                capture_output=True, text=True)
             if p.returncode != 0:
                 fails.append(f"{cc}: the meshes do not build into one program:\n{p.stderr}")
@@ -188,7 +189,7 @@ def main():
                 p = subprocess.run([exe], capture_output=True, text=True)
                 if p.returncode != 0 or f"{len(CHECKS)} checks" not in p.stdout:
                     fails.append(f"the program found wrong values:\n{p.stdout}")
-                cxx_pass(cc, include, out, runtime_c, d, srcs, fails)
+                cxx_pass(cc, include, out, runtime_srcs, d, srcs, fails)
     for f in fails:
         print("FAIL:", f)
     print(f"{len(REFUSED)} refused, {len(ACCEPTED)} meshes in one program, {len(CHECKS)} values: "

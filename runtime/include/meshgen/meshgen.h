@@ -30,14 +30,14 @@ extern "C" {
  * run time by meshgen_mesh_check().
  */
 #define MESHGEN_VERSION_MAJOR 0
-#define MESHGEN_VERSION_MINOR 3
+#define MESHGEN_VERSION_MINOR 4
 #define MESHGEN_VERSION_PATCH 0
-#define MESHGEN_VERSION_STRING "0.3.0"
+#define MESHGEN_VERSION_STRING "0.4.0"
 #define MESHGEN_VERSION_NUMBER                                                                     \
     (MESHGEN_VERSION_MAJOR * 10000 + MESHGEN_VERSION_MINOR * 100 + MESHGEN_VERSION_PATCH)
-/* The oldest generator whose output this runtime can read (0.2.0: table
- * ABI 3). */
-#define MESHGEN_MIN_GENERATOR_VERSION 200
+/* The oldest generator whose output this runtime can read (0.4.0: table
+ * ABI 4). */
+#define MESHGEN_MIN_GENERATOR_VERSION 400
 /*
  * The oldest runtime that can read the tables this release's generator
  * writes: the number a generated header requires of MESHGEN_VERSION_NUMBER.
@@ -47,8 +47,8 @@ extern "C" {
  * MESHGEN_ABI changes or the tables start to use something an older runtime
  * does not read. gen/emit_c.c asserts it was revisited with the ABI.
  */
-#define MESHGEN_MIN_RUNTIME_VERSION 200
-#define MESHGEN_MIN_RUNTIME_VERSION_STRING "0.2.0"
+#define MESHGEN_MIN_RUNTIME_VERSION 400
+#define MESHGEN_MIN_RUNTIME_VERSION_STRING "0.4.0"
 
 /*
  * MESHGEN_API marks the functions of this header, which are exactly the
@@ -69,8 +69,9 @@ extern "C" {
 /* Bumped whenever the layout of the structures below, or what they may
  * hold, changes. 2: TPU coordinates in meshgen_device_info. 3: the identity
  * tables may be left out (mesh_devices, device_index, process_devices and
- * processes NULL; see struct meshgen_mesh). */
-#define MESHGEN_ABI 3
+ * processes NULL; see struct meshgen_mesh). 4: the PCI vendor id in
+ * meshgen_device_info. */
+#define MESHGEN_ABI 4
 
 /* Limits shared by the generator and the runtime. */
 #define MESHGEN_MAX_AXES 16
@@ -148,12 +149,23 @@ struct meshgen_axis {
     int32_t type; /* enum meshgen_axis_type */
 };
 
+/* PCI vendor ids (meshgen_device_info.vendor_id) of the GPU vendors whose
+ * runtimes meshgen_placement_env places. */
+#define MESHGEN_PCI_VENDOR_NVIDIA 0x10de
+#define MESHGEN_PCI_VENDOR_AMD 0x1002
+#define MESHGEN_PCI_VENDOR_INTEL 0x8086
+
 /* What is known of one device of a host. Strings are "" when unknown. */
 struct meshgen_device_info {
     int32_t kind;     /* enum meshgen_device_kind */
     int32_t os_index; /* hwloc OS index of a CPU object, -1 for GPUs */
     int32_t numa;     /* OS index of its NUMA node, -1 when unknown */
-    const char *pci;  /* normalised "dddd:bb:dd.f" */
+    /* The PCI vendor id of the device's PCI function (0x10de for NVIDIA,
+     * ...), 0 when it has none (CPU objects, a GPU with no PCI device).
+     * What decides a GPU's vendor: the vendor string is for display. */
+    int32_t vendor_id;
+    const char *pci; /* normalised "dddd:bb:dd.f" */
+    /* hwloc's name for the vendor, else meshgen_vendor_name(vendor_id) */
     const char *vendor;
     const char *model;
     const char *uuid;
@@ -259,7 +271,7 @@ struct meshgen_mesh {
  * The string is static: the caller must not free or modify it. */
 MESHGEN_API const char *meshgen_strerror(int err);
 
-/** The runtime's version string, e.g. "0.3.0" (static, MESHGEN_VERSION_STRING
+/** The runtime's version string, e.g. "0.4.0" (static, MESHGEN_VERSION_STRING
  * of the header it was built with), to compare with the header at start-up. */
 MESHGEN_API const char *meshgen_version(void);
 
@@ -492,12 +504,20 @@ enum meshgen_env_var {
 MESHGEN_API const char *meshgen_env_name(int var);
 
 /** The visible-devices variable (enum meshgen_env_var) that names a GPU of
- * this vendor, as hwloc reports the vendor: MESHGEN_ENV_CUDA_VISIBLE_DEVICES
- * when it holds "nvidia", MESHGEN_ENV_ROCR_VISIBLE_DEVICES for "amd" or
- * "advanced micro", MESHGEN_ENV_ZE_AFFINITY_MASK for "intel" (ignoring
- * case); MESHGEN_ERR_RANGE for any other vendor, an empty one included, and
- * MESHGEN_ERR_NULL for NULL. */
-MESHGEN_API int meshgen_env_vendor_var(const char *vendor);
+ * this PCI vendor id (meshgen_device_info.vendor_id):
+ * MESHGEN_ENV_CUDA_VISIBLE_DEVICES for NVIDIA (0x10de),
+ * MESHGEN_ENV_ROCR_VISIBLE_DEVICES for AMD (0x1002),
+ * MESHGEN_ENV_ZE_AFFINITY_MASK for Intel (0x8086); MESHGEN_ERR_RANGE for any
+ * other id, 0 (unknown) included. A vendor is decided by its id alone,
+ * never by a name (docs/reference.md §2, "Vendors"). This replaces
+ * meshgen_env_vendor_var() of 0.3, which took hwloc's vendor name. */
+MESHGEN_API int meshgen_vendor_env_var(int32_t vendor_id);
+
+/** A display name for a PCI vendor id: "NVIDIA", "AMD", "Intel", and the
+ * other accelerator vendors meshgen knows ("Habana Labs", "Google"), or
+ * NULL for any other id. The string is static. The generator stores it as
+ * a GPU's vendor where hwloc gives no name (docs/reference.md §2). */
+MESHGEN_API const char *meshgen_vendor_name(int32_t vendor_id);
 
 /**
  * The value of launcher variable `var` (enum meshgen_env_var) for process
@@ -506,11 +526,10 @@ MESHGEN_API int meshgen_env_vendor_var(const char *vendor);
  * caller's buffer of cap bytes) and returns its length (without the NUL).
  *
  * - CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK: the
- *   process's GPUs of that variable's vendor (NVIDIA, AMD, Intel: the
- *   vendor string holds "nvidia"; "amd" or "advanced micro"; "intel",
- *   ignoring case: meshgen_env_vendor_var), in device id order,
- *   comma-separated; a GPU of another vendor, or of none known, is left out,
- *   as this runtime does not see it. Each is named by UUID when every
+ *   process's GPUs of that variable's vendor (NVIDIA, AMD, Intel, by PCI
+ *   vendor id: meshgen_vendor_env_var), in device id order,
+ *   comma-separated; a GPU of another vendor, or of none known (no PCI
+ *   device), is left out, as this runtime does not see it. Each is named by UUID when every
  *   listed GPU has one the runtime accepts: for CUDA an NVML UUID as hwloc
  *   reports it ("GPU-..." or "MIG-...", the form CUDA_VISIBLE_DEVICES takes);
  *   for ROCm "GPU-" and the 16 hex digits of the RSMI unique id (hwloc's
@@ -584,8 +603,8 @@ MESHGEN_API int meshgen_bind(const struct meshgen_mesh *mesh, int device);
  * MESHGEN_HOSTNAME)". Then the machine is discovered with hwloc, I/O devices
  * included, and its devices of the mesh's kind are found by the generator's
  * own rules; the device count, and per device in order its OS index (CPU
- * objects), PCI bus id, vendor, model, UUID, NUMA node and cpuset are
- * compared.
+ * objects), PCI bus id, PCI vendor id, vendor, model, UUID, NUMA node and
+ * cpuset are compared.
  *
  * The first difference, or the reason for an error, is written in words to
  * report (the caller's buffer of cap bytes, NUL-terminated, truncated to
