@@ -236,6 +236,22 @@ static int ref_number(const char *text, int32_t *out)
     return MESHGEN_OK;
 }
 
+/* Whether a variable's value is a host name as reference.md §2 ("Host
+ * names") writes the rule: 1 to 255 bytes of ASCII letters, digits, '-',
+ * '_' and '.', and no label empty. */
+static int ref_host_name_ok(const char *s)
+{
+    size_t n = strlen(s), i;
+
+    if (n == 0 || n > 255 || s[0] == '.' || s[n - 1] == '.' || strstr(s, "..") != NULL)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.", s[i]) ==
+            NULL)
+            return 0;
+    return 1;
+}
+
 /* The name this machine goes by, as the doc orders the sources (the
  * harness's own gethostname() where no variable is set). */
 static int ref_name(const struct vars *v, char *buf, size_t cap, const char **name)
@@ -246,7 +262,7 @@ static int ref_name(const struct vars *v, char *buf, size_t cap, const char **na
         text = value_of(v, "SLURMD_NODENAME");
     if (text != NULL) {
         *name = text;
-        return text[0] == '\0' ? MESHGEN_ERR_BAD_ENV : MESHGEN_OK;
+        return ref_host_name_ok(text) ? MESHGEN_OK : MESHGEN_ERR_BAD_ENV;
     }
     memset(buf, 0, cap);
     if (gethostname(buf, cap - 1) != 0 || buf[0] == '\0')
@@ -263,7 +279,26 @@ static size_t short_len(const char *s)
     return dot != NULL ? (size_t)(dot - s) : strlen(s);
 }
 
-/* The host a name is: the only exact match, else the only short one. */
+/* Whether n bytes of two names are equal, ASCII letters in either case. */
+static int same_letters(const char *a, const char *b, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        int x = (unsigned char)a[i], y = (unsigned char)b[i];
+
+        if (x >= 'A' && x <= 'Z')
+            x += 'a' - 'A';
+        if (y >= 'A' && y <= 'Z')
+            y += 'a' - 'A';
+        if (x != y)
+            return 0;
+    }
+    return 1;
+}
+
+/* The host a name is: the only exact match, else the only short one; both
+ * without case, and no short name empty. */
 static int ref_host(const struct meshgen_mesh *m, const char *name)
 {
     int exact = -1, shortm = -1, n_exact = 0, n_short = 0, h;
@@ -273,9 +308,10 @@ static int ref_host(const struct meshgen_mesh *m, const char *name)
     for (h = 0; h < m->n_hosts; h++) {
         const char *hn = m->hosts[h].name;
 
-        if (strcmp(hn, name) == 0)
+        if (strlen(hn) == strlen(name) && same_letters(hn, name, strlen(name)))
             exact = h, n_exact++;
-        if (short_len(hn) == short_len(name) && memcmp(hn, name, short_len(name)) == 0)
+        if (short_len(name) > 0 && short_len(hn) == short_len(name) &&
+            same_letters(hn, name, short_len(name)))
             shortm = h, n_short++;
     }
     if (n_exact > 0)
@@ -542,7 +578,8 @@ static int check_host(const struct meshgen_mesh *m, struct vars *v)
     size_t len, caps[6];
 
     want = rc == MESHGEN_OK ? ref_host(m, name) : rc;
-    if (rc != MESHGEN_OK)
+    /* A variable's value that is no host name is still the name read. */
+    if (rc != MESHGEN_OK && rc != MESHGEN_ERR_BAD_ENV)
         name = "";
     len = strlen(name);
     caps[0] = 0, caps[1] = 0, caps[2] = 1, caps[3] = len + 1, caps[4] = len, caps[5] = 300;

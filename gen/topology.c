@@ -34,6 +34,7 @@
 
 /* Private to meshgen and not on any include path: reached by its place in the
  * tree, so every build of these sources (the fuzz targets too) finds it. */
+#include "../runtime/host.h"
 #include "../runtime/hwloc_devices.h"
 
 /* hwloc builds a synthetic topology in time quadratic in its PUs (16384
@@ -712,21 +713,40 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
 }
 
 /* The host name: the topology's HostName, else (for a file) the file's base
- * name without its extension, else "localhost". */
-static const char *mg_host_name(struct mg_arena *a, hwloc_topology_t topo, enum mg_source kind,
-                                const char *source)
+ * name without its extension, else "localhost". It must be a host name by
+ * the one rule of runtime/host.h (docs/reference.md §2, "Host names"), or
+ * it is reported (the source named by its label) and NULL returned: a name
+ * the runtime would match by other rules, or a HostName of 5000 bytes,
+ * which the generated C would hold as an overlong string literal. */
+static const char *mg_host_name(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
+                                hwloc_topology_t topo, enum mg_source kind, const char *source,
+                                const char *label)
 {
-    const char *name = mg_info(hwloc_get_root_obj(topo), "HostName"), *stem;
-    size_t n;
+    const char *name = mg_info(hwloc_get_root_obj(topo), "HostName"), *stem, *why, *from;
+    size_t n, offset;
 
     if (kind == MG_SOURCE_SYNTHETIC)
         return "localhost";
-    if (name)
-        return mg_safe_dup(a, name);
-    if (kind == MG_SOURCE_LIVE)
+    if (name) {
+        n = strlen(name);
+        from = "its HostName";
+    } else if (kind == MG_SOURCE_LIVE) {
         return "localhost";
-    n = mg_path_stem(source, &stem);
-    return mg_safe_ndup(a, stem, n);
+    } else {
+        n = mg_path_stem(source, &stem);
+        name = stem;
+        from = "its file name (it has no HostName)";
+    }
+    why = meshgen__host_name_refusal(name, n, &offset);
+    if (why == NULL)
+        return mg_safe_ndup(a, name, n);
+    mg_error(d, MG_CHK_INVENTORY_LOAD, at,
+             "%s: %s %s is not a host name: %s%s; a host name is 1 to 255 bytes of ASCII "
+             "letters, digits, '-', '_' and '.', in labels that are not empty",
+             kind == MG_SOURCE_LIVE ? "this machine" : mg_show_path(a, label), from,
+             mg_show(a, mg_safe_ndup(a, name, n)), why,
+             offset < n ? mg_printf(a, " (byte %zu)", offset + 1) : "");
+    return NULL;
 }
 
 enum mg_source mg_source_kind(const char *source)
@@ -755,8 +775,10 @@ int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source,
         return -1;
     }
     mg_extract(a, d, at, topo, source, label, t);
-    if (host_name)
-        *host_name = mg_host_name(a, topo, kind, source);
+    if (host_name && (*host_name = mg_host_name(a, d, at, topo, kind, source, label)) == NULL) {
+        hwloc_topology_destroy(topo);
+        return -1;
+    }
     hwloc_topology_destroy(topo);
     return 0;
 }
@@ -817,6 +839,7 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
     enum mg_source kind = mg_source_kind(source);
     hwloc_topology_t topo;
     hwloc_obj_t root;
+    const char *name;
     char *buf = NULL;
     int n = 0;
 
@@ -837,9 +860,14 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
     }
     root = hwloc_get_root_obj(topo);
     /* Without a HostName the copy would be named after its own file (or
-     * "localhost" for a description): keep the name this source gives. */
+     * "localhost" for a description): keep the name this source gives, which
+     * must be a host name, as it is for a load. */
+    if ((name = mg_host_name(a, d, at, topo, kind, source, source)) == NULL) {
+        hwloc_topology_destroy(topo);
+        return -1;
+    }
     if (!mg_info(root, "HostName"))
-        hwloc_obj_add_info(root, "HostName", mg_host_name(a, topo, kind, source));
+        hwloc_obj_add_info(root, "HostName", name);
     mg_drop_process_infos(root);
     if (hwloc_topology_export_xmlbuffer(topo, &buf, &n, 0) < 0 || n < 1) {
         mg_error(d, MG_CHK_INVENTORY_EXPORT, at, "hwloc cannot export '%s' as XML: %s", source,

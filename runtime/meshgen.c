@@ -77,7 +77,7 @@ static const char *const error_text[] = {
     "device is not used by the mesh",
     "unused error code",
     "no launcher environment variable names this process",
-    "a launcher or host name variable is empty or not a valid number",
+    "a launcher or host name variable is empty, not a valid number or not a host name",
     "no sharding of that name or index",
     "not supported in this build or on this system",
     "the operating system or hwloc refused",
@@ -1212,7 +1212,8 @@ static int host_from(const struct meshgen_mesh *mesh, meshgen_lookup_fn get, voi
     int rc = meshgen__this_host_name(get, ctx, &self);
 
     if (rc != MESHGEN_OK) {
-        copy_out(name, cap, "");
+        /* A variable's value that is no host name is still the name read. */
+        copy_out(name, cap, rc == MESHGEN_ERR_BAD_ENV ? self.name : "");
         return rc;
     }
     copy_out(name, cap, self.name);

@@ -259,9 +259,13 @@ static int identify_host(const struct meshgen_mesh *mesh, int want, char *report
     int h, rc = meshgen__this_host_name(meshgen__getenv, NULL, &self);
 
     if (rc == MESHGEN_ERR_BAD_ENV) {
-        say(report, cap,
-            "this machine's name is empty (set but empty MESHGEN_HOSTNAME or "
-            "SLURMD_NODENAME)");
+        size_t at, n = strlen(self.name);
+        const char *why = meshgen__host_name_refusal(self.name, n, &at);
+
+        /* A name that long is not repeated: the report says where it goes
+         * wrong. */
+        say(report, cap, "this machine's name '%.*s%s' (from %s) is not a host name: %s", 64,
+            self.name, n > 64 ? "..." : "", self.source, why);
         return rc;
     }
     if (rc != MESHGEN_OK) {

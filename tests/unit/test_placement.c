@@ -562,8 +562,15 @@ static void test_verify_host_identity(void **state)
                                 "the mesh has 2 hosts)");
     assert_int_equal(verify_as(&s.mesh, 0, "", POWER8_XML, report, sizeof report),
                      MESHGEN_ERR_BAD_ENV);
-    assert_string_equal(report, "this machine's name is empty (set but empty MESHGEN_HOSTNAME "
-                                "or SLURMD_NODENAME)");
+    assert_string_equal(report, "this machine's name '' (from MESHGEN_HOSTNAME) is not a host "
+                                "name: an empty name");
+    /* Host names follow one rule (docs/reference.md §2, "Host names"). */
+    assert_int_equal(verify_as(&s.mesh, -1, ".gpu001", POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_BAD_ENV);
+    assert_string_equal(report, "this machine's name '.gpu001' (from MESHGEN_HOSTNAME) is not a "
+                                "host name: an empty label (a '.' first, last or twice in a row)");
+    assert_int_equal(verify_as(&s.mesh, -1, "GPU002.Cluster", POWER8_XML, report, sizeof report),
+                     MESHGEN_OK);
 
     /* Slurm's node name, when MESHGEN_HOSTNAME is not set. */
     assert_int_equal(setenv("SLURMD_NODENAME", "gpu001", 1), 0);

@@ -107,7 +107,8 @@ enum meshgen_error {
     MESHGEN_ERR_NOT_IN_MESH = -9, /* the device exists but is not used by the mesh */
     /* -10 is unused: no function ever returned it (a mesh without an MPMD axis is one stage). */
     MESHGEN_ERR_NO_ENV = -11,        /* no launcher variable names this process */
-    MESHGEN_ERR_BAD_ENV = -12,       /* a launcher or host variable is empty or not a number */
+    MESHGEN_ERR_BAD_ENV = -12,       /* a launcher or host variable is empty, not a number
+                                        or not a host name */
     MESHGEN_ERR_NO_SHARDING = -13,   /* no sharding of that name or index */
     MESHGEN_ERR_UNSUPPORTED = -14,   /* not available in this build or on this system */
     MESHGEN_ERR_SYSTEM = -15,        /* the operating system or hwloc refused */
@@ -426,14 +427,19 @@ typedef const char *(*meshgen_lookup_fn)(void *ctx, const char *name);
  * The host of the mesh that this machine is. This machine's name is
  * MESHGEN_HOSTNAME, else SLURMD_NODENAME, else gethostname(); a host has it
  * when the two names are equal, else when they are equal up to the first dot
- * of each ("gpu001" and "gpu001.cluster.example"). A mesh whose only host
- * is called "localhost" (a synthetic inventory's) takes any machine for it.
- * The name read is written to name (the caller's buffer of cap bytes,
- * NUL-terminated and cut to fit; NULL when cap is 0), found or not.
+ * of each ("gpu001" and "gpu001.cluster.example"), ignoring the case of
+ * ASCII letters as DNS does ("GPU001" is "gpu001"); a name that starts with
+ * a dot is the short name of none. The variables must hold host names: 1 to
+ * 255 bytes of ASCII letters, digits, '-', '_' and '.', with no empty label
+ * (docs/reference.md §2, "Host names"). A mesh whose only host is called
+ * "localhost" (a synthetic inventory's) takes any machine for it. The name
+ * read is written to name (the caller's buffer of cap bytes, NUL-terminated
+ * and cut to fit; NULL when cap is 0), found or not.
  * Returns the host index, or MESHGEN_ERR_NO_HOST (no host has the name, or
  * two have it up to the first dot and none exactly), MESHGEN_ERR_BAD_ENV (a
- * variable set but empty), MESHGEN_ERR_SYSTEM (gethostname() failed),
- * MESHGEN_ERR_NULL (get NULL, or name NULL with cap > 0).
+ * variable set but empty or not a host name), MESHGEN_ERR_SYSTEM
+ * (gethostname() failed), MESHGEN_ERR_NULL (get NULL, or name NULL with
+ * cap > 0).
  */
 MESHGEN_API int meshgen_host_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn get,
                                        void *ctx, char *name, size_t cap);
