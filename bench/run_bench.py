@@ -363,6 +363,54 @@ CORES = (("cores4096", "pack:4 numa:2 l3:8 core:64 pu:1"),
 
 IDENTITY_TABLES = ("mesh_devices", "device_index", "process_devices")
 
+# One host of many GPUs (issue: 20,000 took 48 s): 3D controllers of NVIDIA
+# and AMD alternating, ids only (no pci.ids names, as in a container), 256
+# to a host bridge, all under package 0 of a two-package machine.
+T_GPUS_S = 1.0           # every command over one host of 20,000 GPUs <= 1 s of CPU ...
+T_GPUS_LINEAR = 6.0      # ... and <= 6x its CPU time at 5,000 GPUs (4x the GPUs)
+GPUS = (20000, 5000)
+GPU_HOST_HEAD = """\
+<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE topology SYSTEM "hwloc2.dtd">
+<topology version="2.0">
+  <object type="Machine" os_index="0" cpuset="0x00000003" complete_cpuset="0x00000003" \
+allowed_cpuset="0x00000003" nodeset="0x00000001" complete_nodeset="0x00000001" \
+allowed_nodeset="0x00000001" gp_index="1">
+    <info name="HostName" value="gpus"/>
+    <object type="NUMANode" os_index="0" cpuset="0x00000003" complete_cpuset="0x00000003" \
+nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="2"/>
+    <object type="Package" os_index="0" cpuset="0x00000003" complete_cpuset="0x00000003" \
+nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="3">
+      <object type="Core" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" \
+nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="4">
+        <object type="PU" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" \
+nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="5"/>
+      </object>
+      <object type="Core" os_index="1" cpuset="0x00000002" complete_cpuset="0x00000002" \
+nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="6">
+        <object type="PU" os_index="1" cpuset="0x00000002" complete_cpuset="0x00000002" \
+nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="7"/>
+      </object>
+"""
+
+
+def gpu_host_xml(n):
+    """An hwloc XML export of one host of n GPUs (see GPU_HOST_HEAD)."""
+    parts, gp = [GPU_HOST_HEAD], 100
+    for bus in range((n + 255) // 256):
+        parts.append(f'      <object type="Bridge" gp_index="{gp}" bridge_type="0-1" depth="0" '
+                     f'bridge_pci="{bus // 255:04x}:[{bus % 255 + 1:02x}-{bus % 255 + 1:02x}]">\n')
+        gp += 1
+        for k in range(min(256, n - bus * 256)):
+            vendor = "10de:2335" if (bus * 256 + k) % 2 == 0 else "1002:740f"
+            parts.append(f'        <object type="PCIDev" gp_index="{gp}" pci_busid="{bus // 255:04x}:'
+                         f'{bus % 255 + 1:02x}:{k // 8:02x}.{k % 8:x}" pci_type="0302 [{vendor}] '
+                         f'[{vendor}] 00"/>\n')
+            gp += 1
+        parts.append("      </object>\n")
+    parts.append("    </object>\n  </object>\n</topology>\n")
+    return "".join(parts)
+
 
 def make_scale_inputs(tmp):
     specs = {}
@@ -535,6 +583,27 @@ def bench_scale(cfg, tmp, rounds):
         print(job_line(job, hwloc_cores))
     print()
 
+    # One host of 20,000 GPUs and of a quarter of them: every command that
+    # reads a host's devices, against hwloc loading the file.
+    gpu_jobs = {}
+    for n in GPUS:
+        xml = os.path.join(tmp, f"gpus{n}.xml")
+        write(xml, gpu_host_xml(n))
+        mesh = ["--inventory", xml, "--mesh", "d:-1"]
+        gpu_jobs[n] = [Job(f"gpus{n}", f"baseline: hwloc-info --input gpus{n}.xml",
+                           [hwloc, "--input", xml])]
+        for cmd in (["validate"], ["resolve"], ["env", "--process", "0"], ["inventory"]):
+            gpu_jobs[n].append(Job(f"gpus{n}", f"{cmd[0]}, one host of {n:,} GPUs",
+                                   [meshgen] + cmd + (mesh if cmd[0] != "inventory" else
+                                                      ["--inventory", xml])))
+        run_rounds(launcher, tmp, gpu_jobs[n], max(rounds, 3))
+    print("\none host of many GPUs (NVIDIA and AMD ids, no names)")
+    print(JOB_HEAD)
+    for n in GPUS:
+        for job in gpu_jobs[n]:
+            print(job_line(job, gpu_jobs[n][0]))
+    print()
+
     # Targets, in the order of the issue's table.
     if one.ok() and many.ok():
         s, x = many.med("wall"), many.med("wall") / one.med("wall")
@@ -588,6 +657,20 @@ def bench_scale(cfg, tmp, rounds):
         x = big_cores.med("cpu") / small_cores.med("cpu")
         target("scale", f"one host, linear in cores: CPU time 4096 cores <= "
                f"{T_CORES_LINEAR:g}x 1024 cores", f"{x:.1f}x", x <= T_CORES_LINEAR)
+    big_gpus, small_gpus = gpu_jobs[GPUS[0]][1:], gpu_jobs[GPUS[1]][1:]
+    if all(j.ok() for j in big_gpus + small_gpus):
+        worst = max(big_gpus, key=lambda j: j.med("cpu"))
+        # CPU time, as for the cores above: wall time on this shared machine
+        # adds the wait for a core.
+        target("scale", f"one host of {GPUS[0]:,} GPUs: validate, resolve, env and inventory "
+               f"each <= {T_GPUS_S:g} s of CPU",
+               ", ".join(f"{j.argv[1]} {j.med('cpu'):.2f} s" for j in big_gpus)
+               + f" (hwloc load {gpu_jobs[GPUS[0]][0].med('cpu'):.2f} s)",
+               worst.med("cpu") <= T_GPUS_S)
+        x = max(b.med("cpu") / s.med("cpu") for b, s in zip(big_gpus, small_gpus))
+        target("scale", f"one host, linear in GPUs: CPU time {GPUS[0]:,} GPUs <= "
+               f"{T_GPUS_LINEAR:g}x {GPUS[1]:,} GPUs, every command", f"{x:.1f}x at most",
+               x <= T_GPUS_LINEAR)
     if generate_1m.ok():
         if big.ok():
             x = big.med("wall") / generate_1m.med("wall")

@@ -4,8 +4,9 @@
  * the fuzzer spent its time expanding huge lists) and the limit path is hit
  * often; large expansions are unit-tested. Beyond the sanitizers it holds
  * the function to its word: -1 exactly when it reported, never more names
- * than the limit, and every name a non-empty run of host name characters of
- * at most 255.
+ * than the limit, and every name a host name by reference.md §2's rule: a
+ * non-empty run of host name characters of at most 255, with no empty
+ * label (no '.' first, last or twice in a row).
  */
 #include <string.h>
 
@@ -32,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t len = strlen(names[i]);
         if (len == 0 || len > 255 ||
             strspn(names[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") !=
-                len)
+                len ||
+            names[i][0] == '.' || names[i][len - 1] == '.' || strstr(names[i], "..") != NULL)
             __builtin_trap();
     }
     mg_arena_free(&a);

@@ -15,7 +15,8 @@
  * asks mesh k only, MESHGEN_FUZZ_PROCESS=p asks placement_env of process p
  * too, and MESHGEN_FUZZ_VENDOR_n, _UUID_n, _CPUSET_n replace a string of
  * the n-th template device of the mesh (mod their count) for this input,
- * which meshgen_mesh_check() still accepts.
+ * which meshgen_mesh_check() still accepts (the vendor's value is also read
+ * as the device's PCI vendor id, which alone decides its variable).
  *
  * Beyond the sanitizers it holds the runtime to docs/reference.md ("Which
  * process am I", meshgen_placement_env): every variable asked for is one
@@ -47,23 +48,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- the fixed meshes ------------------------------------------------------------ */
 
-#define GPU(vendor, uuid, cpuset)                                                                  \
+#define GPU_(id, vendor, uuid, cpuset)                                                             \
     {                                                                                              \
-        MESHGEN_KIND_GPU, -1, 0, "0000:00:00.0", vendor, "model", uuid, cpuset, {0, 0, 0}, 0       \
+        MESHGEN_KIND_GPU, -1, 0, id, "0000:00:00.0", vendor, "model", uuid, cpuset, {0, 0, 0}, 0   \
     }
-#define NV "NVIDIA Corporation"
-#define AMD "Advanced Micro Devices, Inc. [AMD/ATI]"
+/* Expands NV and AMD (an id and a name) before GPU_ takes its arguments. */
+#define GPU(...) GPU_(__VA_ARGS__)
+#define NV 0x10de, "NVIDIA Corporation"
+#define AMD 0x1002, "Advanced Micro Devices, Inc. [AMD/ATI]"
 
-/* Mesh 0's two templates (4 + 4), then mesh 1's (2 + 2), mesh 2's, mesh 3's. */
+/* Mesh 0's two templates (4 + 4), then mesh 1's (2 + 2), mesh 2's, mesh 3's.
+ * The vendor is the PCI vendor id; some names say otherwise, and must not
+ * count. */
 static const struct meshgen_device_info devs0[8] = {
     GPU(NV, "GPU-6e1f0c2a-4b7d-4c3e-9a1b-0123456789ab", "0-3"),
     GPU(NV, "MIG-2f3c1d7a-9e8b-5a6c-b4d2-fedcba987654", "0-3"),
     GPU(AMD, "1a2b3c4d5e6f7081", "4-7,12"),
-    GPU("AMD", "7f", "8-11"),
+    GPU(0x1002, "", "7f", "8-11"),
     GPU(NV, "", "16-19"),
-    GPU("nvidia", "GPU-abc", "16-19"),
-    GPU("Intel Corporation", "", "20"),
-    GPU("", "", ""),
+    GPU(0x10de, "Amdahl", "GPU-abc", "16-19"),
+    GPU(0x8086, "", "", "20"),
+    GPU(0x1af4, "nvidia", "", ""),
 };
 static const struct meshgen_device_info devs1[4] = {
     GPU(NV, "GPU-11111111-2222-3333-4444-555555555555", "0-7"),
@@ -72,16 +77,16 @@ static const struct meshgen_device_info devs1[4] = {
     GPU(AMD, "", "8-15"),
 };
 static const struct meshgen_device_info devs2[4] = {
-    {MESHGEN_KIND_CORE, 0, 0, "", "", "", "", "0", {0, 0, 0}, 0},
-    {MESHGEN_KIND_CORE, 1, 0, "", "", "", "", "1", {0, 0, 0}, 0},
-    {MESHGEN_KIND_CORE, 2, 0, "", "", "", "", "2-3", {0, 0, 0}, 0},
-    {MESHGEN_KIND_CORE, 3, 0, "", "", "", "", "2-3", {0, 0, 0}, 0},
+    {MESHGEN_KIND_CORE, 0, 0, 0, "", "", "", "", "0", {0, 0, 0}, 0},
+    {MESHGEN_KIND_CORE, 1, 0, 0, "", "", "", "", "1", {0, 0, 0}, 0},
+    {MESHGEN_KIND_CORE, 2, 0, 0, "", "", "", "", "2-3", {0, 0, 0}, 0},
+    {MESHGEN_KIND_CORE, 3, 0, 0, "", "", "", "", "2-3", {0, 0, 0}, 0},
 };
 static const struct meshgen_device_info devs3[4] = {
-    {MESHGEN_KIND_TPU, -1, 0, "", "Google", "TPU v4", "", "0-111", {0, 0, 0}, 0},
-    {MESHGEN_KIND_TPU, -1, 0, "", "Google", "TPU v4", "", "0-111", {1, 0, 0}, 0},
-    {MESHGEN_KIND_TPU, -1, 1, "", "Google", "TPU v4", "", "112-223", {0, 1, 0}, 0},
-    {MESHGEN_KIND_TPU, -1, 1, "", "Google", "TPU v4", "", "112-223", {1, 1, 0}, 0},
+    {MESHGEN_KIND_TPU, -1, 0, 0, "", "Google", "TPU v4", "", "0-111", {0, 0, 0}, 0},
+    {MESHGEN_KIND_TPU, -1, 0, 0, "", "Google", "TPU v4", "", "0-111", {1, 0, 0}, 0},
+    {MESHGEN_KIND_TPU, -1, 1, 0, "", "Google", "TPU v4", "", "112-223", {0, 1, 0}, 0},
+    {MESHGEN_KIND_TPU, -1, 1, 0, "", "Google", "TPU v4", "", "112-223", {1, 1, 0}, 0},
 };
 
 /* The working copies the tables point at, restored from the above for
@@ -231,6 +236,22 @@ static int ref_number(const char *text, int32_t *out)
     return MESHGEN_OK;
 }
 
+/* Whether a variable's value is a host name as reference.md §2 ("Host
+ * names") writes the rule: 1 to 255 bytes of ASCII letters, digits, '-',
+ * '_' and '.', and no label empty. */
+static int ref_host_name_ok(const char *s)
+{
+    size_t n = strlen(s), i;
+
+    if (n == 0 || n > 255 || s[0] == '.' || s[n - 1] == '.' || strstr(s, "..") != NULL)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.", s[i]) ==
+            NULL)
+            return 0;
+    return 1;
+}
+
 /* The name this machine goes by, as the doc orders the sources (the
  * harness's own gethostname() where no variable is set). */
 static int ref_name(const struct vars *v, char *buf, size_t cap, const char **name)
@@ -241,7 +262,7 @@ static int ref_name(const struct vars *v, char *buf, size_t cap, const char **na
         text = value_of(v, "SLURMD_NODENAME");
     if (text != NULL) {
         *name = text;
-        return text[0] == '\0' ? MESHGEN_ERR_BAD_ENV : MESHGEN_OK;
+        return ref_host_name_ok(text) ? MESHGEN_OK : MESHGEN_ERR_BAD_ENV;
     }
     memset(buf, 0, cap);
     if (gethostname(buf, cap - 1) != 0 || buf[0] == '\0')
@@ -258,7 +279,26 @@ static size_t short_len(const char *s)
     return dot != NULL ? (size_t)(dot - s) : strlen(s);
 }
 
-/* The host a name is: the only exact match, else the only short one. */
+/* Whether n bytes of two names are equal, ASCII letters in either case. */
+static int same_letters(const char *a, const char *b, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        int x = (unsigned char)a[i], y = (unsigned char)b[i];
+
+        if (x >= 'A' && x <= 'Z')
+            x += 'a' - 'A';
+        if (y >= 'A' && y <= 'Z')
+            y += 'a' - 'A';
+        if (x != y)
+            return 0;
+    }
+    return 1;
+}
+
+/* The host a name is: the only exact match, else the only short one; both
+ * without case, and no short name empty. */
 static int ref_host(const struct meshgen_mesh *m, const char *name)
 {
     int exact = -1, shortm = -1, n_exact = 0, n_short = 0, h;
@@ -268,9 +308,10 @@ static int ref_host(const struct meshgen_mesh *m, const char *name)
     for (h = 0; h < m->n_hosts; h++) {
         const char *hn = m->hosts[h].name;
 
-        if (strcmp(hn, name) == 0)
+        if (strlen(hn) == strlen(name) && same_letters(hn, name, strlen(name)))
             exact = h, n_exact++;
-        if (short_len(hn) == short_len(name) && memcmp(hn, name, short_len(name)) == 0)
+        if (short_len(name) > 0 && short_len(hn) == short_len(name) &&
+            same_letters(hn, name, short_len(name)))
             shortm = h, n_short++;
     }
     if (n_exact > 0)
@@ -406,6 +447,18 @@ static int devices_of(const struct meshgen_mesh *m, int p, int32_t *ids, int cap
     return n;
 }
 
+/* The variable of a GPU's PCI vendor id, as reference.md §2 ("Vendors")
+ * gives it; names play no part. */
+static int ref_vendor_var(int32_t vendor_id)
+{
+    switch (vendor_id) {
+    case 0x10de: return MESHGEN_ENV_CUDA_VISIBLE_DEVICES;
+    case 0x1002: return MESHGEN_ENV_ROCR_VISIBLE_DEVICES;
+    case 0x8086: return MESHGEN_ENV_ZE_AFFINITY_MASK;
+    default: return -1;
+    }
+}
+
 static int ref_visible(const struct meshgen_mesh *m, int p, int var, struct out *o)
 {
     int32_t ids[16];
@@ -416,14 +469,14 @@ static int ref_visible(const struct meshgen_mesh *m, int p, int var, struct out 
     for (i = 0; i < n; i++) {
         const struct meshgen_device_info *d = meshgen_device_info(m, ids[i]);
 
-        if (meshgen_env_vendor_var(d->vendor) == var && !ref_uuid_ok(var, d->uuid))
+        if (ref_vendor_var(d->vendor_id) == var && !ref_uuid_ok(var, d->uuid))
             by_uuid = 0;
     }
     for (i = 0; i < n; i++) {
         const struct meshgen_device_info *d = meshgen_device_info(m, ids[i]);
         int32_t k, first = m->hosts[meshgen_device_host(m, ids[i])].first_device, index = 0;
 
-        if (meshgen_env_vendor_var(d->vendor) != var)
+        if (ref_vendor_var(d->vendor_id) != var)
             continue;
         if (listed++ > 0)
             emit(o, ",", 1);
@@ -436,7 +489,7 @@ static int ref_visible(const struct meshgen_mesh *m, int p, int var, struct out 
             continue;
         }
         for (k = first; k < ids[i]; k++)
-            index += meshgen_env_vendor_var(meshgen_device_info(m, k)->vendor) == var;
+            index += ref_vendor_var(meshgen_device_info(m, k)->vendor_id) == var;
         emit_uint(o, (uint64_t)index);
     }
     return MESHGEN_OK;
@@ -525,7 +578,8 @@ static int check_host(const struct meshgen_mesh *m, struct vars *v)
     size_t len, caps[6];
 
     want = rc == MESHGEN_OK ? ref_host(m, name) : rc;
-    if (rc != MESHGEN_OK)
+    /* A variable's value that is no host name is still the name read. */
+    if (rc != MESHGEN_OK && rc != MESHGEN_ERR_BAD_ENV)
         name = "";
     len = strlen(name);
     caps[0] = 0, caps[1] = 0, caps[2] = 1, caps[3] = len + 1, caps[4] = len, caps[5] = 300;
@@ -639,6 +693,10 @@ static void override(int k, const struct vars *v)
                 continue;
             d = &work[k][strtoul(v->name[i] + n, NULL, 10) % (unsigned long)n_work[k]];
             *(f == 0 ? &d->vendor : f == 1 ? &d->uuid : &d->cpuset) = v->value[i];
+            /* The vendor's value is also read as its PCI vendor id (any
+             * base, cut to 16 bits): the name and the id may disagree. */
+            if (f == 0)
+                d->vendor_id = (int32_t)(strtoul(v->value[i], NULL, 0) & 0xffff);
         }
     }
 }

@@ -86,7 +86,7 @@ static void mg_banner(struct mg_buf *b, const struct mg_plan *p, const char *inp
  * tables (MESHGEN_MIN_RUNTIME_VERSION), not this generator's version. It
  * must move when the table ABI does: a new ABI fails this until both are
  * set together (docs/reference.md, "Versions"). */
-_Static_assert(MESHGEN_ABI == 3 && MESHGEN_MIN_RUNTIME_VERSION == 200,
+_Static_assert(MESHGEN_ABI == 4 && MESHGEN_MIN_RUNTIME_VERSION == 400,
                "the table ABI changed: set MESHGEN_MIN_RUNTIME_VERSION to this release, "
                "then this assertion to the pair");
 _Static_assert(MESHGEN_MIN_RUNTIME_VERSION <= MESHGEN_VERSION_NUMBER,
@@ -347,6 +347,9 @@ static void mg_device_line(struct mg_buf *b, const struct meshgen_mesh *m, int t
     mg_buf_init(&line);
     mg_buf_printf(&line, "{.kind = %s, .os_index = %d, .numa = %d",
                   mg_word_c(&mg_kind_words, dv->kind), dv->os_index, dv->numa);
+    /* Devices without a PCI vendor (CPU objects) leave it 0. */
+    if (dv->vendor_id)
+        mg_buf_printf(&line, ", .vendor_id = 0x%04x", (unsigned)dv->vendor_id);
     for (f = 0; f < 5; f++) {
         v = mg_device_string(dv, f, &field_name);
         mg_buf_printf(&line, ", .%s = ", field_name);

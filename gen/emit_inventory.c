@@ -7,6 +7,11 @@
  */
 #include <meshgen/gen.h>
 
+/* The most GPUs whose closeness is printed as a matrix: past it the matrix
+ * (n x n numbers) would be most of the output and of the time, and no one
+ * reads a table wider than a screen (docs/reference.md §6). */
+#define MG_INVENTORY_MATRIX_MAX 64
+
 static void mg_inventory_gpus(struct mg_buf *b, const struct mg_topology *t)
 {
     int n = t->n[MG_KIND_GPU], i, j;
@@ -20,6 +25,11 @@ static void mg_inventory_gpus(struct mg_buf *b, const struct mg_topology *t)
     }
     if (!mg_topology_has_closeness(t, MG_KIND_GPU))
         return;
+    if (n > MG_INVENTORY_MATRIX_MAX) {
+        mg_buf_printf(b, "  closeness: not printed for more than %d GPUs (%d x %d)\n",
+                      MG_INVENTORY_MATRIX_MAX, n, n);
+        return;
+    }
     mg_buf_puts(b, "  closeness (higher is closer):\n      ");
     for (j = 0; j < n; j++)
         mg_buf_printf(b, " %6d", j);

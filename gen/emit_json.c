@@ -90,6 +90,14 @@ static void mg_json_device(struct mg_json *j, const struct mg_plan *p, int id)
     mg_json_string(j, mg_kind_name(p->kind));
     mg_json_key(j, "pci");
     mg_json_string_or_null(j, info->pci);
+    /* GPUs only, as os_index is CPU objects' and coords TPU devices'. */
+    if (p->kind == MG_KIND_GPU) {
+        mg_json_key(j, "vendor_id");
+        if (info->vendor_id)
+            mg_json_int(j, info->vendor_id);
+        else
+            mg_json_null(j);
+    }
     mg_json_key(j, "vendor");
     mg_json_string_or_null(j, info->vendor);
     mg_json_key(j, "model");

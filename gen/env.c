@@ -77,6 +77,9 @@ static void mg_env_process_error(struct mg_diags *d, struct mg_arena *a, struct 
                             m->process_mode == MESHGEN_PROCESSES_HOST
                                 ? ": with 'processes: host' the local rank must be 0"
                                 : "");
+    } else if (rc == MESHGEN_ERR_BAD_ENV &&
+               meshgen_host_from_vars(m, mg_env_get, v, name, sizeof name) == rc) {
+        why = mg_printf(a, "this machine's name %s is not a host name", mg_show(a, name));
     } else if (rc == MESHGEN_ERR_NO_ENV) {
         hint = "; give --local-rank or --process, or run it under the launcher";
     } else if (rc == MESHGEN_ERR_RANGE) {
@@ -172,15 +175,19 @@ static void mg_env_visible(struct mg_arena *a, struct mg_diags *d, struct mg_mar
     for (i = 0; i < pr->count; i++) {
         int dev = p->process_devices[pr->first + i];
         const struct meshgen_device_info *info = meshgen_device_info(m, dev);
-        int var = meshgen_env_vendor_var(info->vendor);
+        int var = meshgen_vendor_env_var(info->vendor_id);
 
         if (var >= 0) {
             has[var]++;
             continue;
         }
-        mg_buf_printf(&b, "%s%d (%s, vendor %s)", unknown++ ? ", " : "", dev,
+        /* Decided by the PCI vendor id; the name only says who it is. */
+        mg_buf_printf(&b, "%s%d (%s, %s", unknown++ ? ", " : "", dev,
                       info->pci[0] ? info->pci : "no PCI id",
-                      info->vendor[0] ? mg_show(a, info->vendor) : "unknown");
+                      info->vendor_id ? mg_printf(a, "PCI vendor 0x%04x", (unsigned)info->vendor_id)
+                                      : "no PCI vendor");
+        mg_buf_printf(&b, "%s%s)", info->vendor[0] ? " " : "",
+                      info->vendor[0] ? mg_show(a, info->vendor) : "");
     }
     for (i = 0; i < (int)(sizeof vars / sizeof vars[0]); i++) {
         if (!has[vars[i]])

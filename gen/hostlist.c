@@ -212,6 +212,31 @@ static int mg_hl_group(struct mg_hl *h, const char **pp, uint64_t *count, size_t
     }
 }
 
+/* Whether the names an item gives have no empty label (docs/reference.md
+ * §2, "Host names"): a bracket group gives digits, so only a literal part
+ * can start the name with '.', end it with one, or hold two in a row. */
+static int mg_hl_labels(struct mg_hl *h, const struct mg_hl_item *it)
+{
+    size_t k, i;
+
+    for (k = 0; k < it->n_parts; k++) {
+        const struct mg_hl_part *part = &h->parts[it->first + k];
+
+        for (i = 0; !part->n_ranges && i < part->len; i++) {
+            if (part->text[i] != '.')
+                continue;
+            if ((k == 0 && i == 0) || (k + 1 == it->n_parts && i + 1 == part->len) ||
+                (i + 1 < part->len && part->text[i + 1] == '.')) {
+                mg_hl_error(h, part->text + i,
+                            "found a '.' that leaves a label empty, expected a host name whose "
+                            "labels hold something (no '.' first, last or twice in a row)");
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 /* One top-level item at *pp, up to the next top-level ',' or the end. */
 static int mg_hl_item(struct mg_hl *h, const char **pp)
 {
@@ -271,6 +296,8 @@ static int mg_hl_item(struct mg_hl *h, const char **pp)
                         *p ? "','" : "the end of the text");
         return 0;
     }
+    if (!mg_hl_labels(h, it))
+        return 0;
     if (it->max_len > MG_HOST_NAME_MAX) {
         mg_hl_error(h, *pp, "found an item giving names of %zu characters, expected at most %d",
                     it->max_len, MG_HOST_NAME_MAX);

@@ -7,10 +7,10 @@
  * inventory, or a synthetic description) and an optional slice.
  *
  * It judges the format (keys, types, exactly one topology per group, host
- * names unique across the file) and decides which topologies are the same,
- * so that each distinct one is loaded once however many hosts share it.
- * It knows nothing of hwloc (topology.c loads a topology; that file never
- * calls this one), of libyaml (it reads struct mg_node) or of mesh specs.
+ * names unique across the file, whatever the case of their letters) and decides which topologies
+ * are the same, so that each distinct one is loaded once however many hosts share it. It knows
+ * nothing of hwloc (topology.c loads a topology; that file never calls this one), of libyaml (it
+ * reads struct mg_node) or of mesh specs.
  */
 #include "io.h"
 #include "mesh_math.h"
@@ -20,6 +20,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The rule for host names, shared with the runtime: private to meshgen
+ * and not on any include path, so reached by its place in the tree. */
+#include "../runtime/host.h"
 
 enum { MG_IK_VERSION, MG_IK_HOSTS, MG_IK_N };
 
@@ -747,7 +751,7 @@ struct mg_hostref {
 static int mg_hostref_cmp(const void *x, const void *y)
 {
     const struct mg_hostref *p = x, *q = y;
-    int r = strcmp(p->name, q->name);
+    int r = meshgen__host_name_cmp(p->name, q->name);
     if (r)
         return r;
     return (p->host > q->host) - (p->host < q->host);
@@ -775,7 +779,9 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
     mg_sort_unless_sorted(refs, (size_t)inv->n_hosts, sizeof *refs, mg_hostref_cmp);
     for (i = 0; i < inv->n_hosts; i++) {
         int host = refs[i].host, grp;
-        if (i == 0 || strcmp(refs[i].name, refs[run].name) != 0) {
+        /* One host whatever the case of its letters, as the runtime
+         * matches names (runtime/host.h). */
+        if (i == 0 || meshgen__host_name_cmp(refs[i].name, refs[run].name) != 0) {
             run = i;
             continue;
         }

@@ -55,6 +55,7 @@ static void mg_lower_device(struct meshgen_device_info *out, const struct mg_dev
     out->kind = v->kind;
     out->os_index = v->os_index;
     out->numa = v->numa;
+    out->vendor_id = v->vendor_id;
     out->pci = mg_or_empty(v->pci);
     out->vendor = mg_or_empty(v->vendor);
     out->model = mg_or_empty(v->model);

@@ -21,14 +21,20 @@
 #include "mesh_math.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <hwloc.h>
 
 /* Private to meshgen and not on any include path: reached by its place in the
  * tree, so every build of these sources (the fuzz targets too) finds it. */
+#include "../runtime/host.h"
 #include "../runtime/hwloc_devices.h"
 
 /* hwloc builds a synthetic topology in time quadratic in its PUs (16384
@@ -258,6 +264,7 @@ static void mg_devinfo_from(struct mg_arena *a, const struct meshgen__device *de
     v->kind = dev->kind;
     v->os_index = dev->os_index;
     v->numa = dev->numa;
+    v->vendor_id = dev->vendor_id;
     v->pci = mg_strdup(a, dev->pci);
     v->vendor = mg_safe_dup(a, dev->vendor);
     v->model = mg_safe_dup(a, dev->model);
@@ -367,14 +374,14 @@ static void mg_extract_cpu_kind(struct mg_arena *a, struct mg_arena *tmp, hwloc_
  * bytes: re-exporting a topology or reformatting its XML keeps it. The
  * sanitised strings hold no tab or newline, so the text is unambiguous.
  * Format 2: closeness by the tree is each device's path (format 1 held the
- * n x n matrix it gives). */
+ * n x n matrix it gives). Format 3: each device's PCI vendor id. */
 static void mg_topology_digest(struct mg_topology *t)
 {
     struct mg_buf b;
     int k, i, j;
 
     mg_buf_init(&b);
-    mg_buf_puts(&b, "meshgen-topology 2\n");
+    mg_buf_puts(&b, "meshgen-topology 3\n");
     for (k = 0; k < MG_N_HWLOC_KINDS; k++) {
         const char *kn = mg_kind_name(k);
         int n = t->n[k], stride = t->tree_stride[k];
@@ -382,8 +389,11 @@ static void mg_topology_digest(struct mg_topology *t)
         for (i = 0; i < n; i++) {
             const struct mg_devinfo *v = &t->devs[k][i];
             mg_buf_printf(
-                &b, "%s[%d]\tos=%d\tnuma=%d\tpci=%s\tvendor=%s\tmodel=%s\tuuid=%s\tcpuset=%s\n", kn,
-                i, v->os_index, v->numa, v->pci, v->vendor, v->model, v->uuid, v->cpuset);
+                &b,
+                "%s[%d]\tos=%d\tnuma=%d\tpci=%s\tvendor_id=%d\tvendor=%s\tmodel=%s\tuuid=%s"
+                "\tcpuset=%s\n",
+                kn, i, v->os_index, v->numa, v->pci, v->vendor_id, v->vendor, v->model, v->uuid,
+                v->cpuset);
         }
         for (i = 0; t->closeness[k] && i < n; i++) {
             mg_buf_printf(&b, "%s-closeness[%d]", kn, i);
@@ -473,6 +483,162 @@ int64_t mg_synthetic_leaves(const char *desc)
     return product;
 }
 
+/*
+ * Reports a topology file that meshgen__xml_refusal keeps from hwloc, at
+ * the refused byte (line and column in characters, as for YAML files), with
+ * the place that named the file as the related location.
+ */
+static void mg_xml_refused(struct mg_diags *d, struct mg_mark named, const char *source,
+                           const char *xml, size_t offset, const char *why)
+{
+    struct mg_mark at = {source, 1, 1};
+    size_t i;
+
+    for (i = 0; i < offset; i++) {
+        if (xml[i] == '\n') {
+            at.line++;
+            at.col = 1;
+        } else if (((unsigned char)xml[i] & 0xc0) != 0x80 && at.col < INT_MAX) {
+            at.col++;
+        }
+    }
+    mg_error_rel(d, MG_CHK_INVENTORY_LOAD, at, named, "the topology is named here",
+                 "topology file not given to hwloc: it holds %s, and hwloc 2.9's XML reader "
+                 "crashes on some such files; write it as hwloc does (UTF-8, at most "
+                 "'<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">')",
+                 why);
+}
+
+/* What the child of a trial load (mg_xml_trial) writes to its pipe:
+ * hwloc loaded the buffer, or refused it. A child that writes nothing
+ * crashed. */
+#define MG_TRIAL_LOADED 'L'
+#define MG_TRIAL_REFUSED 'R'
+
+/* The child of a trial load: loads the buffer as mg_hwloc_load would and
+ * writes the outcome to fd. A crash is the answer, so it leaves nothing
+ * behind: no core file, and hwloc's warnings and a sanitizer's report go
+ * nowhere. */
+static void mg_trial_child(const char *xml, size_t len, int fd)
+{
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    struct rlimit no_core = {0, 0};
+    hwloc_topology_t topo;
+    int null = open("/dev/null", O_WRONLY), ok;
+    char outcome;
+    size_t i;
+
+    if (null >= 0)
+        dup2(null, 2);
+    setrlimit(RLIMIT_CORE, &no_core);
+    for (i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        signal(fatal[i], SIG_DFL);
+    ok = hwloc_topology_init(&topo) == 0;
+    if (ok) {
+        hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+        ok = hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) == 0 &&
+             hwloc_topology_load(topo) == 0;
+        hwloc_topology_destroy(topo);
+    }
+    outcome = ok ? MG_TRIAL_LOADED : MG_TRIAL_REFUSED;
+    _exit(write(fd, &outcome, 1) == 1 ? 0 : 1);
+}
+
+/* The outcome byte a trial's child wrote, or 0 when it wrote none; reaps
+ * the child. */
+static char mg_trial_wait(pid_t pid, int fd)
+{
+    char outcome = 0;
+    ssize_t n;
+    int status;
+
+    while ((n = read(fd, &outcome, 1)) < 0 && errno == EINTR)
+        continue;
+    close(fd);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        continue;
+    return n == 1 ? outcome : 0;
+}
+
+/*
+ * Whether hwloc 2.9 can be given this buffer. Its XML import trusts what
+ * it reads: an object with a cpuset and no complete_cpuset, among other
+ * forgeries, crashes it inside hwloc_topology_load, and no check of the
+ * text short of hwloc's own reading finds them all. So the buffer is first
+ * loaded in a child process (fork: the buffer is already in memory, and
+ * the load is deterministic), and only the outcome that child reports
+ * through a pipe lets this process load it (docs/reference.md §2); its exit
+ * status is not used, as valgrind and the sanitizers change it. Returns 1
+ * (hwloc loads it, or refuses it cleanly, which the load here reports), or
+ * 0 after reporting a crash or a child that could not run.
+ */
+static int mg_xml_trial(struct mg_diags *d, struct mg_mark at, const char *label, const char *xml,
+                        size_t len)
+{
+    int fds[2], saved;
+    pid_t pid = -1;
+    char outcome;
+
+    if (pipe(fds) == 0 && (pid = fork()) < 0) {
+        saved = errno;
+        close(fds[0]);
+        close(fds[1]);
+        errno = saved;
+    }
+    if (pid < 0) {
+        mg_error(d, MG_CHK_INVENTORY_LOAD, at,
+                 "cannot try '%s' in a process of its own before hwloc reads it: %s", label,
+                 strerror(errno));
+        return 0;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        mg_trial_child(xml, len, fds[1]);
+    }
+    close(fds[1]);
+    outcome = mg_trial_wait(pid, fds[0]);
+    if (outcome == MG_TRIAL_LOADED || outcome == MG_TRIAL_REFUSED)
+        return 1;
+    mg_error(d, MG_CHK_INVENTORY_LOAD, at,
+             "hwloc cannot load '%s': its XML reader crashed on it in a trial load (a process "
+             "of its own); the file is not a topology as hwloc writes it (an object without "
+             "one of its cpusets or nodesets, or another forged attribute)",
+             label);
+    return 0;
+}
+
+/*
+ * Gives hwloc a topology file: read by the bounded reader rather than by
+ * hwloc_topology_set_xml(), which gives errors that name the file and the
+ * reason, refused when its prolog would crash hwloc (meshgen__xml_refusal)
+ * or when a trial load crashes. Returns the buffer, which must outlive the
+ * load, or NULL after reporting; *ok says whether hwloc took it.
+ */
+static char *mg_xml_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t topo,
+                         const char *source, const char *label, int *ok)
+{
+    const char *refused;
+    size_t len = 0, offset;
+    char *xml = mg_io_read(d, at, source, label, MG_INPUT_XML, &len);
+
+    if (!xml)
+        return NULL;
+    if ((refused = meshgen__xml_refusal(xml, len, &offset)) != NULL) {
+        mg_xml_refused(d, at, source, xml, offset, refused);
+        free(xml);
+        return NULL;
+    }
+    if (!mg_xml_trial(d, at, label, xml, len)) {
+        free(xml);
+        return NULL;
+    }
+    /* The length includes the NUL, as hwloc_topology_export_xmlbuffer
+     * gives it. libxml2 parses here; a failure must stop us, or the load
+     * would quietly discover this machine instead. */
+    *ok = hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) == 0;
+    return xml;
+}
+
 /* Points hwloc at the source and loads it. Every failure is reported,
  * naming the file by its label (as the user wrote it). */
 static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t topo,
@@ -480,7 +646,6 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
 {
     const char *desc = kind == MG_SOURCE_SYNTHETIC ? source + strlen("synthetic:") : source;
     char *xml = NULL;
-    size_t len = 0;
     int ok = 1, xml_major = -1;
 
     /* Without this, hwloc drops every PCI and OS device. */
@@ -499,16 +664,10 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
     case MG_SOURCE_XML:
     case MG_SOURCE_INVENTORY:
         /* A topology file is hwloc XML whatever its name: only a source on
-         * its own (mg_inventory_load) is read as an inventory file. Read by
-         * the bounded reader rather than by hwloc_topology_set_xml(), which
-         * gives errors that name the file and the reason. */
-        xml = mg_io_read(d, at, source, label, MG_INPUT_XML, &len);
+         * its own (mg_inventory_load) is read as an inventory file. */
+        xml = mg_xml_load(d, at, topo, source, label, &ok);
         if (!xml)
             return 0;
-        /* The length includes the NUL, as hwloc_topology_export_xmlbuffer
-         * gives it. libxml2 parses here; a failure must stop us, or the
-         * load below would quietly discover this machine instead. */
-        ok = hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) == 0;
         break;
     }
     ok = ok && hwloc_topology_load(topo) == 0;
@@ -554,21 +713,40 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
 }
 
 /* The host name: the topology's HostName, else (for a file) the file's base
- * name without its extension, else "localhost". */
-static const char *mg_host_name(struct mg_arena *a, hwloc_topology_t topo, enum mg_source kind,
-                                const char *source)
+ * name without its extension, else "localhost". It must be a host name by
+ * the one rule of runtime/host.h (docs/reference.md §2, "Host names"), or
+ * it is reported (the source named by its label) and NULL returned: a name
+ * the runtime would match by other rules, or a HostName of 5000 bytes,
+ * which the generated C would hold as an overlong string literal. */
+static const char *mg_host_name(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
+                                hwloc_topology_t topo, enum mg_source kind, const char *source,
+                                const char *label)
 {
-    const char *name = mg_info(hwloc_get_root_obj(topo), "HostName"), *stem;
-    size_t n;
+    const char *name = mg_info(hwloc_get_root_obj(topo), "HostName"), *stem, *why, *from;
+    size_t n, offset;
 
     if (kind == MG_SOURCE_SYNTHETIC)
         return "localhost";
-    if (name)
-        return mg_safe_dup(a, name);
-    if (kind == MG_SOURCE_LIVE)
+    if (name) {
+        n = strlen(name);
+        from = "its HostName";
+    } else if (kind == MG_SOURCE_LIVE) {
         return "localhost";
-    n = mg_path_stem(source, &stem);
-    return mg_safe_ndup(a, stem, n);
+    } else {
+        n = mg_path_stem(source, &stem);
+        name = stem;
+        from = "its file name (it has no HostName)";
+    }
+    why = meshgen__host_name_refusal(name, n, &offset);
+    if (why == NULL)
+        return mg_safe_ndup(a, name, n);
+    mg_error(d, MG_CHK_INVENTORY_LOAD, at,
+             "%s: %s %s is not a host name: %s%s; a host name is 1 to 255 bytes of ASCII "
+             "letters, digits, '-', '_' and '.', in labels that are not empty",
+             kind == MG_SOURCE_LIVE ? "this machine" : mg_show_path(a, label), from,
+             mg_show(a, mg_safe_ndup(a, name, n)), why,
+             offset < n ? mg_printf(a, " (byte %zu)", offset + 1) : "");
+    return NULL;
 }
 
 enum mg_source mg_source_kind(const char *source)
@@ -597,8 +775,10 @@ int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source,
         return -1;
     }
     mg_extract(a, d, at, topo, source, label, t);
-    if (host_name)
-        *host_name = mg_host_name(a, topo, kind, source);
+    if (host_name && (*host_name = mg_host_name(a, d, at, topo, kind, source, label)) == NULL) {
+        hwloc_topology_destroy(topo);
+        return -1;
+    }
     hwloc_topology_destroy(topo);
     return 0;
 }
@@ -659,6 +839,7 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
     enum mg_source kind = mg_source_kind(source);
     hwloc_topology_t topo;
     hwloc_obj_t root;
+    const char *name;
     char *buf = NULL;
     int n = 0;
 
@@ -679,9 +860,14 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
     }
     root = hwloc_get_root_obj(topo);
     /* Without a HostName the copy would be named after its own file (or
-     * "localhost" for a description): keep the name this source gives. */
+     * "localhost" for a description): keep the name this source gives, which
+     * must be a host name, as it is for a load. */
+    if ((name = mg_host_name(a, d, at, topo, kind, source, source)) == NULL) {
+        hwloc_topology_destroy(topo);
+        return -1;
+    }
     if (!mg_info(root, "HostName"))
-        hwloc_obj_add_info(root, "HostName", mg_host_name(a, topo, kind, source));
+        hwloc_obj_add_info(root, "HostName", name);
     mg_drop_process_infos(root);
     if (hwloc_topology_export_xmlbuffer(topo, &buf, &n, 0) < 0 || n < 1) {
         mg_error(d, MG_CHK_INVENTORY_EXPORT, at, "hwloc cannot export '%s' as XML: %s", source,

@@ -1,9 +1,9 @@
 /*
  * The launcher environment: the text of the variables that place a process
  * (meshgen_placement_env: each GPU vendor's visible-devices list,
- * OMP_PLACES), their names (meshgen_env_name) and which one names a vendor's
- * GPUs (meshgen_env_vendor_var), the "launcher environment" section of
- * <meshgen/meshgen.h>.
+ * OMP_PLACES) and their names (meshgen_env_name), the "launcher environment"
+ * section of <meshgen/meshgen.h>; which variable lists a vendor's GPUs is
+ * vendor.c's table (meshgen_vendor_env_var).
  *
  * The values are text written from the tables (device UUIDs, per-vendor
  * indices, cpulists read through cpulist.h, shared with meshgen_bind), so
@@ -102,44 +102,11 @@ static int uuid_accepted(int var, const char *uuid)
     return nonzero;
 }
 
-/* Whether text holds word (lower case), ignoring the case of text. */
-static int has_word(const char *text, const char *word)
-{
-    size_t n = strlen(word), i, k;
-
-    for (i = 0; text[i] != '\0'; i++) {
-        for (k = 0; k < n && text[i + k] != '\0'; k++) {
-            char c = text[i + k];
-
-            if (c >= 'A' && c <= 'Z')
-                c = (char)(c - 'A' + 'a');
-            if (c != word[k])
-                break;
-        }
-        if (k == n)
-            return 1;
-    }
-    return 0;
-}
-
-int meshgen_env_vendor_var(const char *vendor)
-{
-    if (vendor == NULL)
-        return MESHGEN_ERR_NULL;
-    if (has_word(vendor, "nvidia"))
-        return MESHGEN_ENV_CUDA_VISIBLE_DEVICES;
-    if (has_word(vendor, "amd") || has_word(vendor, "advanced micro"))
-        return MESHGEN_ENV_ROCR_VISIBLE_DEVICES;
-    if (has_word(vendor, "intel"))
-        return MESHGEN_ENV_ZE_AFFINITY_MASK;
-    return MESHGEN_ERR_RANGE;
-}
-
 /* Whether visible-devices variable var lists a GPU of this vendor: only its
  * own vendor's runtime sees it. */
-static int vendor_listed(int var, const char *vendor)
+static int vendor_listed(int var, int32_t vendor_id)
 {
-    return meshgen_env_vendor_var(vendor) == var;
+    return meshgen_vendor_env_var(vendor_id) == var;
 }
 
 /* The visible-devices list of a process's GPUs (see meshgen_placement_env). */
@@ -147,7 +114,7 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
                            int var, struct text *t)
 {
     int by_uuid = var != MESHGEN_ENV_ZE_AFFINITY_MASK, listed = 0;
-    int32_t i;
+    int32_t i, host = -1, k = 0, index = 0;
 
     if (mesh->device_kind != MESHGEN_KIND_GPU)
         return MESHGEN_ERR_NOT_GPU;
@@ -157,15 +124,15 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
 
         if (info == NULL)
             return MESHGEN_ERR_CORRUPT;
-        if (vendor_listed(var, info->vendor))
+        if (vendor_listed(var, info->vendor_id))
             by_uuid &= uuid_accepted(var, info->uuid);
     }
     for (i = 0; i < proc->count; i++) {
-        int32_t d = table_process_device(mesh, proc->first + i), k, index = 0;
+        int32_t d = table_process_device(mesh, proc->first + i);
         const struct meshgen_device_info *info = meshgen_device_info(mesh, d);
         const char *uuid = info->uuid;
 
-        if (!vendor_listed(var, info->vendor))
+        if (!vendor_listed(var, info->vendor_id))
             continue;
         if (listed++ > 0)
             put(t, ",", 1);
@@ -177,9 +144,16 @@ static int visible_devices(const struct meshgen_mesh *mesh, const struct meshgen
             put_str(t, uuid);
         } else {
             /* A host's GPUs are its first devices in PCI bus id order; the
-             * vendor's runtime numbers only its own among them. */
-            for (k = mesh->hosts[meshgen_device_host(mesh, d)].first_device; k < d; k++)
-                index += vendor_listed(var, meshgen_device_info(mesh, k)->vendor);
+             * vendor's runtime numbers only its own among them. A process's
+             * devices ascend, so the count goes on from the last one, once
+             * over the host however many GPUs the process has. */
+            if (meshgen_device_host(mesh, d) != host || d < k) {
+                host = meshgen_device_host(mesh, d);
+                k = mesh->hosts[host].first_device;
+                index = 0;
+            }
+            for (; k < d; k++)
+                index += vendor_listed(var, meshgen_device_info(mesh, k)->vendor_id);
             put_uint(t, (uint32_t)index);
         }
     }

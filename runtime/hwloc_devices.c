@@ -187,10 +187,6 @@ size_t meshgen__gpu_capacity(hwloc_topology_t topo)
     return n_os + n_pci + 1;
 }
 
-#define PCI_VENDOR_AMD 0x1002
-#define PCI_VENDOR_NVIDIA 0x10de
-#define PCI_VENDOR_INTEL 0x8086
-
 /*
  * Whether a PCI device is a GPU by its class and vendor alone, for devices
  * no compute backend reported: Debian's hwloc has no CUDA, NVML or RSMI
@@ -211,9 +207,9 @@ static int pci_class_is_gpu(hwloc_obj_t pci)
     case 0x0302:
     case 0x1200: return 1;
     case 0x0380:
-        return vendor == PCI_VENDOR_NVIDIA || vendor == PCI_VENDOR_AMD ||
-               vendor == PCI_VENDOR_INTEL;
-    case 0x0300: return vendor == PCI_VENDOR_NVIDIA;
+        return vendor == MESHGEN_PCI_VENDOR_NVIDIA || vendor == MESHGEN_PCI_VENDOR_AMD ||
+               vendor == MESHGEN_PCI_VENDOR_INTEL;
+    case 0x0300: return vendor == MESHGEN_PCI_VENDOR_NVIDIA;
     default: return 0;
     }
 }
@@ -338,7 +334,13 @@ void meshgen__gpu_device(hwloc_topology_t topo, const struct meshgen__gpu *g,
         snprintf(out->pci, sizeof out->pci, "%04x:%02x:%02x.%x", (unsigned)p->domain,
                  (unsigned)p->bus, (unsigned)p->dev, (unsigned)p->func);
     }
+    /* The vendor is the PCI device's id, through which the GPU was found;
+     * names, from a backend or pci.ids, only say it (docs/reference.md §2,
+     * "Vendors"). A container without pci.ids gives no names at all. */
+    out->vendor_id = g->pci ? (int)g->pci->attr->pcidev.vendor_id : 0;
     out->vendor = gpu_name(g, "GPUVendor", "PCIVendor");
+    if (out->vendor == NULL)
+        out->vendor = meshgen_vendor_name(out->vendor_id);
     out->model = gpu_name(g, "GPUModel", "PCIDevice");
     out->uuid = gpu_uuid(g);
     out->cpuset = loc ? loc->cpuset : NULL;
@@ -386,6 +388,7 @@ void meshgen__cpu_device(hwloc_topology_t topo, int kind, int i, struct meshgen_
         o->os_index == HWLOC_UNKNOWN_INDEX || o->os_index > INT_MAX ? -1 : (int)o->os_index;
     out->numa = first_numa(o->nodeset);
     out->pci[0] = '\0';
+    out->vendor_id = 0;
     out->uuid = NULL;
     out->vendor = cpu_info(o, "CPUVendor");
     out->model = cpu_info(o, "CPUModel");
@@ -433,4 +436,155 @@ int meshgen__xml_version_major(const char *xml)
         return digits > 0 ? major : -1;
     }
     return -1;
+}
+
+/* ---- what reaches hwloc's XML reader ------------------------------------------ */
+
+/* Whether p starts with the ASCII text s, whatever the case of p. */
+static int starts_nocase(const char *p, const char *s)
+{
+    for (; *s; p++, s++) {
+        char c = *p;
+
+        if (c >= 'a' && c <= 'z')
+            c = (char)(c - 'a' + 'A');
+        if (c != *s)
+            return 0;
+    }
+    return 1;
+}
+
+static const char *skip_space(const char *p)
+{
+    while (is_xml_space(*p))
+        p++;
+    return p;
+}
+
+/* A quoted literal at p: the text after its closing quote, or NULL. */
+static const char *skip_literal(const char *p)
+{
+    const char *end;
+
+    if (*p != '"' && *p != '\'')
+        return NULL;
+    end = strchr(p + 1, *p);
+    return end ? end + 1 : NULL;
+}
+
+/*
+ * The encoding an XML declaration (from "<?xml" to its "?>", at decl, end
+ * excluded) declares is one whose first 128 code points are ASCII, so that
+ * the rest of the prolog reads as bytes: UTF-8 (hwloc writes it), US-ASCII
+ * or ISO-8859-1. Sets *at to the declaration's offset when it is not.
+ */
+static int encoding_ok(const char *decl, const char *end)
+{
+    static const char *const ok[] = {"UTF-8", "US-ASCII", "ISO-8859-1"};
+    const char *p = decl;
+    size_t i;
+
+    while ((p = strstr(p, "encoding")) != NULL && p < end) {
+        const char *v;
+
+        if (!is_xml_space(p[-1])) {
+            p++;
+            continue;
+        }
+        v = skip_space(p + strlen("encoding"));
+        if (*v != '=')
+            return 0;
+        v = skip_space(v + 1);
+        if (*v != '"' && *v != '\'')
+            return 0;
+        for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
+            if (starts_nocase(v + 1, ok[i]) && v[1 + strlen(ok[i])] == *v)
+                return 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* A DOCTYPE declaration at p (at "<!DOCTYPE"): NULL and *next past its '>'
+ * when it names an external DTD and nothing else, else the reason, with
+ * *next at what is refused. */
+static const char *doctype_refusal(const char *p, const char **next)
+{
+    const char *q = p + strlen("<!DOCTYPE"), *name;
+
+    *next = p;
+    if (!is_xml_space(*q))
+        return "a malformed DOCTYPE";
+    name = q = skip_space(q);
+    while (*q && !is_xml_space(*q) && *q != '[' && *q != '>')
+        q++;
+    if (q == name)
+        return "a malformed DOCTYPE";
+    q = skip_space(q);
+    if (strncmp(q, "SYSTEM", 6) == 0 && is_xml_space(q[6])) {
+        q = skip_literal(skip_space(q + 6));
+    } else if (strncmp(q, "PUBLIC", 6) == 0 && is_xml_space(q[6])) {
+        q = skip_literal(skip_space(q + 6));
+        q = q && is_xml_space(*q) ? skip_literal(skip_space(q)) : NULL;
+    } else if (*q == '[') {
+        *next = q;
+        return "an internal DTD subset";
+    } else {
+        return "a DOCTYPE without a system identifier";
+    }
+    if (q == NULL)
+        return "a malformed DOCTYPE";
+    q = skip_space(q);
+    *next = q;
+    if (*q == '[')
+        return "an internal DTD subset";
+    if (*q != '>')
+        return "a malformed DOCTYPE";
+    *next = q + 1;
+    return NULL;
+}
+
+const char *meshgen__xml_refusal(const char *xml, size_t len, size_t *at)
+{
+    const char *nul = memchr(xml, '\0', len), *p = xml, *end;
+
+    *at = 0;
+    if (nul != NULL) {
+        *at = (size_t)(nul - xml);
+        return "a NUL byte (UTF-16 or UTF-32 text, or no text at all)";
+    }
+    /* libxml2 reads "<?xm" in EBCDIC as EBCDIC; any other start that is
+     * not '<' is no XML it reads. */
+    if (strncmp(p, "\x4c\x6f\xa7\x94", 4) == 0)
+        return "an EBCDIC encoding";
+    if (strncmp(p, "\xef\xbb\xbf", 3) == 0)
+        p += 3;
+    /* The prolog: an XML declaration, comments, processing instructions
+     * and at most one DOCTYPE, up to the root element. */
+    for (;;) {
+        const char *why;
+
+        p = skip_space(p);
+        *at = (size_t)(p - xml);
+        if (strncmp(p, "<?", 2) == 0) {
+            if ((end = strstr(p + 2, "?>")) == NULL)
+                return NULL;
+            if (strncmp(p, "<?xml", 5) == 0 && is_xml_space(p[5]) && !encoding_ok(p, end))
+                return "an encoding other than UTF-8, US-ASCII or ISO-8859-1";
+            p = end + 2;
+        } else if (strncmp(p, "<!--", 4) == 0) {
+            if ((end = strstr(p + 4, "-->")) == NULL)
+                return NULL;
+            p = end + 3;
+        } else if (strncmp(p, "<!DOCTYPE", 9) == 0) {
+            why = doctype_refusal(p, &p);
+            if (why != NULL) {
+                *at = (size_t)(p - xml);
+                return why;
+            }
+        } else {
+            /* The root element, or something hwloc's parser refuses. */
+            return NULL;
+        }
+    }
 }

@@ -54,7 +54,10 @@ struct meshgen__device {
     int os_index;                      /* CPU objects: hwloc OS index, -1 when unknown; GPUs: -1 */
     int numa;                          /* OS index of its first NUMA node, -1 when unknown */
     char pci[MESHGEN__PCI_BUSID_SIZE]; /* normalised bus id, "" when none */
-    const char *vendor;                /* NULL when unknown, else not sanitised */
+    int vendor_id;                     /* PCI vendor id of a GPU's PCI device, 0 when none */
+    /* hwloc's name, else the vendor table's (meshgen_vendor_name); NULL
+     * when unknown, else not sanitised */
+    const char *vendor;
     const char *model;
     const char *uuid;
     hwloc_const_bitmap_t cpuset; /* its local CPUs, NULL when unknown */
@@ -105,5 +108,22 @@ void meshgen__sanitize(char *s, size_t n);
  * none. xml is NUL-terminated. A hint for error messages only: whether a
  * file loads is hwloc's parser's decision. */
 int meshgen__xml_version_major(const char *xml);
+
+/*
+ * Why a topology XML buffer must not reach hwloc, or NULL when it may
+ * (docs/reference.md §2, "What a topology file may hold"). hwloc 2.9's
+ * libxml2 import dereferences the DOCTYPE's system identifier without
+ * checking it, so a document whose DOCTYPE has none (`<!DOCTYPE topology>`,
+ * `<!DOCTYPE topology [ ]>`) crashes the process; an encoding other than
+ * UTF-8 (UTF-16, UTF-7) can hide such a DOCTYPE from a byte scan. So the
+ * prolog is read here first, and refused when it holds a NUL byte, is
+ * EBCDIC, declares an encoding other than UTF-8, US-ASCII or
+ * ISO-8859-1, or has a DOCTYPE other than `<!DOCTYPE name SYSTEM "..."` or
+ * `<!DOCTYPE name PUBLIC "..." "...">` (no internal subset). xml holds len
+ * bytes and a NUL at xml[len]; *at receives the byte offset of what is
+ * refused. The reason is a static phrase that completes "the file holds
+ * ...". Everything after the prolog is hwloc's to judge.
+ */
+const char *meshgen__xml_refusal(const char *xml, size_t len, size_t *at);
 
 #endif /* MESHGEN_HWLOC_DEVICES_H */

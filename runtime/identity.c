@@ -43,7 +43,8 @@ static int host_from(const struct meshgen_mesh *mesh, meshgen_lookup_fn get, voi
     int rc = meshgen__this_host_name(get, ctx, &self);
 
     if (rc != MESHGEN_OK) {
-        copy_out(name, cap, "");
+        /* A variable's value that is no host name is still the name read. */
+        copy_out(name, cap, rc == MESHGEN_ERR_BAD_ENV ? self.name : "");
         return rc;
     }
     copy_out(name, cap, self.name);

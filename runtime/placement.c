@@ -32,6 +32,19 @@
 
 /* ---- binding ------------------------------------------------------------------- */
 
+/* Writes the report; a buffer too small keeps the start of the text. */
+static void say(char *report, size_t cap, const char *fmt, ...) MESHGEN_PRINTF(3, 4);
+static void say(char *report, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (cap == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(report, cap, fmt, ap);
+    va_end(ap);
+}
+
 /*
  * Walks a cpulist. Without a machine (allowed NULL) it only checks the text,
  * so that a malformed table is reported before anything is discovered; with
@@ -62,6 +75,86 @@ static int cpulist_scan(const char *list, hwloc_const_bitmap_t allowed, hwloc_bi
     return MESHGEN_OK;
 }
 
+/* The largest topology file read for HWLOC_XMLFILE, as the generator reads
+ * topology files (docs/reference.md §2). */
+#define MESHGEN__XML_MAX ((size_t)64 << 20)
+
+/* The whole file at path, NUL-terminated, or NULL with errno set (EFBIG
+ * past MESHGEN__XML_MAX). */
+static char *read_xml(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    size_t cap = 1 << 16, n = 0;
+    char *buf = NULL, *grown;
+    int saved;
+
+    if (f == NULL)
+        return NULL;
+    for (;;) {
+        if ((grown = realloc(buf, cap + 1)) == NULL)
+            break;
+        buf = grown;
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap) {
+            if (ferror(f))
+                break;
+            fclose(f);
+            buf[n] = '\0';
+            *len = n;
+            return buf;
+        }
+        if (cap > MESHGEN__XML_MAX) {
+            errno = EFBIG;
+            break;
+        }
+        cap *= 2;
+    }
+    saved = errno;
+    fclose(f);
+    free(buf);
+    errno = saved;
+    return NULL;
+}
+
+/*
+ * Where hwloc would read this machine from the file HWLOC_XMLFILE names
+ * (it does unless HWLOC_FSROOT, HWLOC_CPUID_PATH or HWLOC_SYNTHETIC, which
+ * hwloc prefers, is set), the file is read here and checked as the
+ * generator checks topology files (meshgen__xml_refusal) before hwloc sees
+ * it as a buffer, which hwloc then prefers to the variable:
+ * hwloc 2.9's XML reader crashes on some DOCTYPEs. HWLOC_THISSYSTEM still
+ * applies. *xml receives the buffer (NULL when hwloc is left to itself),
+ * to free after loading. Returns MESHGEN_OK, or MESHGEN_ERR_SYSTEM with
+ * errno set and a report.
+ */
+static int xml_from_env(hwloc_topology_t topo, char **xml, char *report, size_t cap)
+{
+    const char *path = getenv("HWLOC_XMLFILE"), *why;
+    size_t len, at;
+
+    *xml = NULL;
+    if (path == NULL || path[0] == '\0' || getenv("HWLOC_FSROOT") != NULL ||
+        getenv("HWLOC_CPUID_PATH") != NULL || getenv("HWLOC_SYNTHETIC") != NULL)
+        return MESHGEN_OK;
+    if ((*xml = read_xml(path, &len)) == NULL) {
+        say(report, cap, "cannot read HWLOC_XMLFILE '%s': %s", path, strerror(errno));
+        return MESHGEN_ERR_SYSTEM;
+    }
+    if ((why = meshgen__xml_refusal(*xml, len, &at)) != NULL) {
+        say(report, cap,
+            "HWLOC_XMLFILE '%s' is not given to hwloc: at byte %zu it holds %s, and hwloc "
+            "2.9's XML reader crashes on some such files",
+            path, at, why);
+        errno = EINVAL;
+        return MESHGEN_ERR_SYSTEM;
+    }
+    if (hwloc_topology_set_xmlbuffer(topo, *xml, (int)len + 1) < 0) {
+        say(report, cap, "hwloc cannot read HWLOC_XMLFILE '%s': %s", path, strerror(errno));
+        return MESHGEN_ERR_SYSTEM;
+    }
+    return MESHGEN_OK;
+}
+
 /*
  * Loads this machine. Binding needs only the CPUs this process may use, so
  * without io every object type hwloc may drop is dropped (PUs, NUMA nodes
@@ -69,10 +162,24 @@ static int cpulist_scan(const char *list, hwloc_const_bitmap_t allowed, hwloc_bi
  * attributes and CPU kinds are not gathered. Verification needs the whole
  * tree with its I/O devices, exactly as the generator loads it.
  */
-static int load_machine(hwloc_topology_t *topo, int io)
+static int load_machine(hwloc_topology_t *topo, int io, char *report, size_t cap)
 {
-    if (hwloc_topology_init(topo) < 0)
+    char *xml;
+    int rc;
+
+    if (hwloc_topology_init(topo) < 0) {
+        say(report, cap, "hwloc cannot discover this machine: %s", strerror(errno));
         return MESHGEN_ERR_SYSTEM;
+    }
+    rc = xml_from_env(*topo, &xml, report, cap);
+    if (rc != MESHGEN_OK) {
+        int saved = errno;
+
+        free(xml);
+        hwloc_topology_destroy(*topo);
+        errno = saved;
+        return rc;
+    }
     if (io) {
         hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_ALL);
     } else {
@@ -83,14 +190,17 @@ static int load_machine(hwloc_topology_t *topo, int io)
                                             HWLOC_TOPOLOGY_FLAG_NO_CPUKINDS);
 #endif
     }
-    if (hwloc_topology_load(*topo) < 0) {
+    rc = hwloc_topology_load(*topo) < 0 ? MESHGEN_ERR_SYSTEM : MESHGEN_OK;
+    if (rc != MESHGEN_OK) {
         int saved = errno;
 
+        say(report, cap, "hwloc cannot discover this machine: %s", strerror(saved));
         hwloc_topology_destroy(*topo);
         errno = saved;
-        return MESHGEN_ERR_SYSTEM;
     }
-    return MESHGEN_OK;
+    /* hwloc is done with the buffer once the topology is loaded. */
+    free(xml);
+    return rc;
 }
 
 int meshgen_bind(const struct meshgen_mesh *mesh, int device)
@@ -108,7 +218,7 @@ int meshgen_bind(const struct meshgen_mesh *mesh, int device)
     rc = cpulist_scan(info->cpuset, NULL, NULL);
     if (rc != MESHGEN_OK)
         return rc;
-    rc = load_machine(&topo, 0);
+    rc = load_machine(&topo, 0, NULL, 0);
     if (rc != MESHGEN_OK)
         return rc;
     /* Through HWLOC_XMLFILE hwloc may describe another machine, and then its
@@ -131,19 +241,6 @@ int meshgen_bind(const struct meshgen_mesh *mesh, int device)
 
 /* ---- verification ----------------------------------------------------------------- */
 
-/* Writes the report; a buffer too small keeps the start of the text. */
-static void say(char *report, size_t cap, const char *fmt, ...) MESHGEN_PRINTF(3, 4);
-static void say(char *report, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (cap == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(report, cap, fmt, ap);
-    va_end(ap);
-}
-
 static const char *const kind_names[] = {
     [MESHGEN_KIND_GPU] = "gpu",         [MESHGEN_KIND_CORE] = "core", [MESHGEN_KIND_NUMA] = "numa",
     [MESHGEN_KIND_PACKAGE] = "package", [MESHGEN_KIND_PU] = "pu",     [MESHGEN_KIND_TPU] = "tpu",
@@ -162,9 +259,13 @@ static int identify_host(const struct meshgen_mesh *mesh, int want, char *report
     int h, rc = meshgen__this_host_name(meshgen__getenv, NULL, &self);
 
     if (rc == MESHGEN_ERR_BAD_ENV) {
-        say(report, cap,
-            "this machine's name is empty (set but empty MESHGEN_HOSTNAME or "
-            "SLURMD_NODENAME)");
+        size_t at, n = strlen(self.name);
+        const char *why = meshgen__host_name_refusal(self.name, n, &at);
+
+        /* A name that long is not repeated: the report says where it goes
+         * wrong. */
+        say(report, cap, "this machine's name '%.*s%s' (from %s) is not a host name: %s", 64,
+            self.name, n > 64 ? "..." : "", self.source, why);
         return rc;
     }
     if (rc != MESHGEN_OK) {
@@ -192,7 +293,7 @@ static int identify_host(const struct meshgen_mesh *mesh, int want, char *report
  * sanitised as the generator sanitises it, numbers written out. */
 struct live_text {
     char *vendor, *model, *uuid, *cpuset;
-    char os_index[16], numa[16];
+    char os_index[16], numa[16], vendor_id[16];
 };
 
 /* A sanitised heap copy of an hwloc string; "" for NULL. */
@@ -218,6 +319,15 @@ static void number_text(char *buf, size_t size, int v)
         snprintf(buf, size, "%d", v);
 }
 
+/* A PCI vendor id as lspci writes it, "" for none (0). */
+static void vendor_id_text(char *buf, size_t size, int v)
+{
+    if (v > 0)
+        snprintf(buf, size, "0x%04x", (unsigned)v);
+    else
+        buf[0] = '\0';
+}
+
 static int live_text_fill(struct live_text *t, const struct meshgen__device *dev)
 {
     int n = meshgen__cpulist(dev->cpuset, NULL, 0);
@@ -230,6 +340,7 @@ static int live_text_fill(struct live_text *t, const struct meshgen__device *dev
         meshgen__cpulist(dev->cpuset, t->cpuset, (size_t)n + 1);
     number_text(t->os_index, sizeof t->os_index, dev->os_index);
     number_text(t->numa, sizeof t->numa, dev->numa);
+    vendor_id_text(t->vendor_id, sizeof t->vendor_id, dev->vendor_id);
     return t->vendor && t->model && t->uuid && t->cpuset ? MESHGEN_OK : MESHGEN_ERR_SYSTEM;
 }
 
@@ -251,7 +362,7 @@ static int compare_device(const struct meshgen_mesh *mesh, int h, int local,
                           char *report, size_t cap)
 {
     const struct meshgen_host *host = &mesh->hosts[h];
-    char want_os[16], want_numa[16], where[96];
+    char want_os[16], want_numa[16], want_vendor_id[16], where[96];
     struct live_text got;
     int i, rc;
 
@@ -264,6 +375,7 @@ static int compare_device(const struct meshgen_mesh *mesh, int h, int local,
     }
     number_text(want_os, sizeof want_os, want->os_index);
     number_text(want_numa, sizeof want_numa, want->numa);
+    vendor_id_text(want_vendor_id, sizeof want_vendor_id, want->vendor_id);
     {
         const struct {
             const char *what, *want, *got;
@@ -272,6 +384,7 @@ static int compare_device(const struct meshgen_mesh *mesh, int h, int local,
         } fields[] = {
             {"OS index", want_os, got.os_index, 0, 0},
             {"PCI bus id", want->pci, dev->pci, 0, 0},
+            {"PCI vendor id", want_vendor_id, got.vendor_id, 0, 0},
             {"vendor", want->vendor, got.vendor, 1, 0},
             {"model", want->model, got.model, 1, 0},
             /* A host whose topology file is a template shared by several
@@ -376,11 +489,9 @@ int meshgen_verify(const struct meshgen_mesh *mesh, int host, char *report, size
     host = identify_host(mesh, host, report, cap);
     if (host < 0)
         return host;
-    rc = load_machine(&topo, 1);
-    if (rc != MESHGEN_OK) {
-        say(report, cap, "hwloc cannot discover this machine: %s", strerror(errno));
+    rc = load_machine(&topo, 1, report, cap);
+    if (rc != MESHGEN_OK)
         return rc;
-    }
     rc = compare_host(mesh, host, topo, report, cap);
     hwloc_topology_destroy(topo);
     return rc;

@@ -30,7 +30,7 @@ static const char *const error_text[] = {
     "device is not used by the mesh",
     "unused error code",
     "no launcher environment variable names this process",
-    "a launcher or host name variable is empty or not a valid number",
+    "a launcher or host name variable is empty, not a valid number or not a host name",
     "no sharding of that name or index",
     "not supported in this build or on this system",
     "the operating system or hwloc refused",
@@ -120,8 +120,9 @@ static int devices_consistent(const struct meshgen_mesh *mesh)
 
 static int device_info_consistent(const struct meshgen_device_info *info)
 {
+    /* A PCI vendor id is 16 bits; 0 is "none". */
     return info->pci != NULL && info->vendor != NULL && info->model != NULL && info->uuid != NULL &&
-           info->cpuset != NULL;
+           info->cpuset != NULL && info->vendor_id >= 0 && info->vendor_id <= 0xffff;
 }
 
 /* Hosts number the device ids contiguously, in order, each through a template

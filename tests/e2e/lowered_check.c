@@ -82,6 +82,7 @@ static void device(const struct meshgen_device_info *c, const struct meshgen_dev
     eq(c->kind, l->kind, "templates[%d].devices[%d].kind", t, i);
     eq(c->os_index, l->os_index, "templates[%d].devices[%d].os_index", t, i);
     eq(c->numa, l->numa, "templates[%d].devices[%d].numa", t, i);
+    eq(c->vendor_id, l->vendor_id, "templates[%d].devices[%d].vendor_id", t, i);
     streq(c->pci, l->pci, "templates[%d].devices[%d].pci", t, i);
     streq(c->vendor, l->vendor, "templates[%d].devices[%d].vendor", t, i);
     streq(c->model, l->model, "templates[%d].devices[%d].model", t, i);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""cli.env: `meshgen env` for a CUDA, a ROCm, a mixed-vendor, a TPU and a CPU mesh.
+"""cli.env: `meshgen env` for a CUDA, a ROCm, a mixed-vendor, a TPU and a CPU mesh, vendors
+by PCI vendor id, and one host of 20,000 GPUs.
 
 Usage: env_check.py MESHGEN DATA_DIR
 
@@ -131,11 +132,80 @@ def mixed_vendors(meshgen, tmp, data):
                 "ZE_ENABLE_PCI_ID_DEVICE_ORDER": "1", "ZE_FLAT_DEVICE_HIERARCHY": "COMPOSITE",
                 "OMP_PLACES": "{0:2},{2:2}",
                 "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"},
-               notes=["device 1 (0000:2a:00.0, vendor 'Habana Labs Ltd.') is a GPU of a vendor "
-                      "with no visible-devices variable"])
+               notes=["device 1 (0000:2a:00.0, PCI vendor 0x1da3 'Habana Labs Ltd.') is a GPU of "
+                      "a vendor with no visible-devices variable"])
     check("mixed.unknown.warning", "warning: process 0: no visible-devices variable selects GPU 1 "
-          "(0000:2a:00.0, vendor 'Habana Labs Ltd.')" in r.stderr and "[env-vendor]" in r.stderr,
-          r.stderr)
+          "(0000:2a:00.0, PCI vendor 0x1da3 'Habana Labs Ltd.')" in r.stderr
+          and "[env-vendor]" in r.stderr, r.stderr)
+
+
+def vendor_ids(meshgen, tmp, data):
+    """Vendors by PCI vendor id, never by name (docs/reference.md §2,
+    "Vendors"). A real H200 in a container (tests/data/hwloc/h200-container.xml:
+    `0302 [10de:2335]` and no names, no OS device) gets CUDA_VISIBLE_DEVICES by
+    index, with CUDA_DEVICE_ORDER=PCI_BUS_ID, and no env-vendor warning (0.3.0
+    printed none and warned). tests/data/topo/vendor-ids.xml: an AMD and an
+    Intel GPU without names get ROCm's and Level Zero's variables; an NVIDIA
+    GPU named 'Amdahl Corporation' is CUDA's; a Tenstorrent card named
+    'NVIDIA Corporation' and a Xilinx one named 'Applied Intelligent Systems,
+    Inc.' are in no list, with the warning."""
+    r = expect(meshgen, tmp, "vendor.h200",
+               ["--inventory", "%s/hwloc/h200-container.xml" % data, "--mesh", "dp:1",
+                "--host", "vm"],
+               {"CUDA_VISIBLE_DEVICES": "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
+                "OMP_PLACES": "{0:16}", "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "0",
+                "MESHGEN_PROCESS_COUNT": "1"})
+    check("vendor.h200.no-warning", r.stderr == "", r.stderr)
+    j = subprocess.run([meshgen, "resolve", "--inventory", "%s/hwloc/h200-container.xml" % data,
+                        "--mesh", "dp:1"], capture_output=True, text=True)
+    dev = json.loads(j.stdout)["devices"][0] if j.returncode == 0 else {}
+    check("vendor.h200.resolve", dev.get("vendor_id") == 0x10de and dev.get("vendor") == "NVIDIA"
+          and dev.get("pci") == "0000:00:06.0", j.stdout + j.stderr)
+    ids = ["--inventory", "%s/topo/vendor-ids.xml" % data, "--mesh", "dp:5", "--process", "0"]
+    r = expect(meshgen, tmp, "vendor.ids", ids,
+               {"CUDA_VISIBLE_DEVICES": "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
+                "ROCR_VISIBLE_DEVICES": "0", "HIP_VISIBLE_DEVICES": "0",
+                "ZE_AFFINITY_MASK": "0", "ZE_ENABLE_PCI_ID_DEVICE_ORDER": "1",
+                "ZE_FLAT_DEVICE_HIERARCHY": "COMPOSITE", "OMP_PLACES": "{0:2},{2:2}",
+                "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"},
+               notes=["devices 3 (0000:82:00.0, PCI vendor 0x1e52 'NVIDIA Corporation'), 4 "
+                      "(0000:83:00.0, PCI vendor 0x10ee 'Applied Intelligent Systems, Inc.') are "
+                      "GPUs of vendors with no visible-devices variable"])
+    check("vendor.ids.warning", "[env-vendor]" in r.stderr and "0x1e52" in r.stderr, r.stderr)
+
+
+def one_host_many_gpus(meshgen, tmp):
+    """20,000 GPUs on one host, NVIDIA and AMD ids alternating and no names
+    (the timing is make bench's; here, the answer): each vendor's list
+    numbers its own GPUs 0 to 9,999, and `inventory` leaves the 20,000 x
+    20,000 closeness matrix out."""
+    n = 20000
+    parts = [open(os.path.join(os.path.dirname(__file__), "..", "data", "topo",
+                               "no-cores.xml")).read().rsplit("</object>", 1)[0]]
+    for bus in range(n // 250):
+        parts.append('<object type="Bridge" gp_index="%d" bridge_type="0-1" depth="0" '
+                     'bridge_pci="0000:[%02x-%02x]">' % (1000 + bus, bus + 1, bus + 1))
+        for k in range(250):
+            vendor = "10de:2335" if k % 2 == 0 else "1002:740f"
+            parts.append('<object type="PCIDev" gp_index="%d" pci_busid="0000:%02x:%02x.%x" '
+                         'pci_type="0302 [%s] [%s] 00"/>'
+                         % (10000 + bus * 250 + k, bus + 1, k // 8, k % 8, vendor, vendor))
+        parts.append("</object>")
+    path = os.path.join(tmp, "gpus.xml")
+    with open(path, "w") as f:
+        f.write("\n".join(parts) + "</object>\n</topology>\n")
+    r = env_run(meshgen, tmp, ["--inventory", path, "--mesh", "d:-1", "--process", "0"])
+    got = sh_values(r.stdout, ["CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"])
+    want = ",".join(str(i) for i in range(n // 2))
+    check("many.exit", r.returncode == 0, r.stderr[-500:])
+    check("many.cuda", got.get("CUDA_VISIBLE_DEVICES") == want,
+          (got.get("CUDA_VISIBLE_DEVICES") or "")[-80:])
+    check("many.rocr", got.get("ROCR_VISIBLE_DEVICES") == want,
+          (got.get("ROCR_VISIBLE_DEVICES") or "")[-80:])
+    r = subprocess.run([meshgen, "inventory", "--inventory", path], capture_output=True,
+                       text=True)
+    check("many.inventory", r.returncode == 0 and "closeness: not printed for more than 64 GPUs "
+          "(20000 x 20000)" in r.stdout and len(r.stdout) < 4 << 20, r.stderr[-500:])
 
 
 def tpu(meshgen, tmp):
@@ -273,6 +343,8 @@ def main():
                     "FLUX_JOB_SIZE": "8"})
 
         mixed_vendors(meshgen, tmp, data)
+        vendor_ids(meshgen, tmp, data)
+        one_host_many_gpus(meshgen, tmp)
         tpu(meshgen, tmp)
 
         # CPU: a synthetic machine's cores, one process per core; no GPU

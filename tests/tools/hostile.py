@@ -5,14 +5,17 @@ Names that become C symbols (mesh, axes, shardings) are refused unless they
 are plain identifiers (tests/cases/ pins those errors). Strings that only
 become C string literals or comments — a host name, a GPU model or vendor
 from an hwloc export — are escaped. This test writes a topology whose
-HostName and PCI vendor/device strings hold quotes, backslashes, comment
-terminators, newlines, #define lines, trigraphs and non-ASCII bytes, in a
-directory whose name holds a trigraph and a comment opener, then
-generates, compiles with -Werror, and checks that the output is still only
+PCI vendor/device strings hold quotes, backslashes, comment terminators,
+newlines, #define lines, trigraphs and non-ASCII bytes, in a directory whose
+name holds a trigraph and a comment opener, then generates, compiles with
+-Werror (as C11 and as C99), and checks that the output is still only
 tables: the preprocessor lines are the expected ones, the object defines
 just the mesh symbols, and the strings read back through the runtime come
 out byte for byte as hwloc gave them (after meshgen's own control-byte
-replacement), and `show --svg` draws them as well-formed XML.
+replacement), and `show --svg` draws them as well-formed XML. A HostName
+is a host name (letters, digits, '-', '_', '.'), or the file is refused:
+one with quotes, one that starts with a dot and one of 5000 bytes are each
+an inventory-load error, and nothing is written.
 """
 import os
 import re
@@ -30,7 +33,11 @@ HOSTILE = [
     "??/ trigraph ??=",
     "caf\u00e9 \u00fcber \u2603",
 ]
-HOST = 'h"<o&>*/st\\'
+HOST = "Hostile-Host_01.rack-7"
+# A HostName is a host name or refused (docs/reference.md §2, "Host names"):
+# these never reach the generated C. The 5000-byte one once did, as a string
+# literal that gcc -std=c99 -Wpedantic -Werror rejects (overlength-strings).
+REFUSED_HOSTS = ['h"<o&>*/st\\', ".a", "a" * 5000]
 
 
 def main():
@@ -42,9 +49,9 @@ def main():
                  lambda m: f'<info name="PCIDevice" value={quoteattr(next(models))}/>', xml)
     xml = re.sub(r'<info name="PCIVendor" value="[^"]*"/>',
                  lambda m: '<info name="PCIVendor" value="vendor&#10;#define x 1&#10;"/>', xml)
-    xml = xml.replace('<info name="Backend" value="Synthetic"/>',
-                      '<info name="Backend" value="Synthetic"/>\n    '
-                      '<info name="HostName" value="h&quot;&lt;o&amp;&gt;*/st\\"/>', 1)
+    host_line = '<info name="Backend" value="Synthetic"/>\n    <info name="HostName" value=%s/>'
+    base = xml
+    xml = xml.replace('<info name="Backend" value="Synthetic"/>', host_line % quoteattr(HOST), 1)
     fails = []
     with tempfile.TemporaryDirectory() as t:
         # "q??/" is a trigraph that would splice lines, "/*" a comment
@@ -119,6 +126,28 @@ def main():
                            capture_output=True, text=True)
         if p.returncode != 2 or "cannot write" not in p.stderr or "rows: dp" not in p.stdout:
             fails.append(f"show --svg into a missing directory: exit {p.returncode}, {p.stderr!r}")
+        # The generated C compiles as C99 too, pedantically.
+        p = subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+                            "-I", include, "-I", out, "-c", c_file, "-o", obj],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            fails.append(f"the generated C does not compile as C99: {p.stderr[-500:]}")
+        # HostNames that are no host names are refused at load, named, and
+        # nothing is generated.
+        for bad in REFUSED_HOSTS:
+            refused = os.path.join(t, "refused.xml")
+            open(refused, "w", encoding="utf-8").write(
+                base.replace('<info name="Backend" value="Synthetic"/>',
+                             host_line % quoteattr(bad), 1))
+            out2 = os.path.join(t, "out-refused")
+            os.makedirs(out2, exist_ok=True)
+            p = subprocess.run([meshgen, "generate", "--inventory", refused, "--mesh", "x:-1",
+                                "--name", "refused", "-o", out2], capture_output=True, text=True)
+            if (p.returncode != 1 or "is not a host name" not in p.stderr
+                    or "[inventory-load]" not in p.stderr or os.listdir(out2)
+                    or len(p.stderr) > 2000):
+                fails.append(f"HostName {bad[:20]!r}... ({len(bad)} bytes): exit "
+                             f"{p.returncode}, {p.stderr[-300:]!r}, wrote {os.listdir(out2)}")
     for f in fails:
         print("FAIL:", f)
     print(f"hostile strings: {len(fails)} failures")

@@ -235,6 +235,21 @@ static void test_number_overflow(void **state)
     expect_message(msg, "found 18446744073709551615 or more names, expected at most 1000");
 }
 
+/* Host names have no empty label (docs/reference.md §2, "Host names"): a
+ * host ".a" once stood for every machine whose name starts with a dot. */
+static void test_empty_labels(void **state)
+{
+    struct fx *f = *state;
+
+    expect_names(f, "a.b[1-2].c,x.y", "a.b1.c", "a.b2.c", "x.y");
+    expect_names(f, "n[1-2].[3-4]", "n1.3", "n1.4", "n2.3", "n2.4");
+    expect_message(expect_error(f, ".a", 0), "a '.' that leaves a label empty");
+    expect_error(f, "a,b.", 3);
+    expect_error(f, "x..y", 1);
+    expect_error(f, "gpu[1-2].", 8);
+    expect_error(f, "a,.[1-2]", 2);
+}
+
 static void test_bad_characters(void **state)
 {
     struct fx *f = *state;
@@ -298,6 +313,7 @@ int main(void)
         T(test_brackets),        T(test_numbers),
         T(test_number_overflow), T(test_bad_characters),
         T(test_limit),           T(test_name_length),
+        T(test_empty_labels),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

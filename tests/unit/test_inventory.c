@@ -262,6 +262,7 @@ static void test_gpu_counts(void **state)
         {"hwloc/test-hwloc-annotate.input", 0, ""},  /* Intel integrated graphics */
         {"hwloc/192em64t-24n8c2t.xml", 0, ""},       /* a Matrox VGA */
         {"hwloc/memorysidecaches.xml", 0, ""},
+        {"hwloc/h200-container.xml", 1, "0000:00:06.0"}, /* ids only, no names */
         {"topo/alternating-sockets.xml", 8,
          "0000:01:00.0 0000:02:00.0 0000:03:00.0 0000:04:00.0 0000:05:00.0 0000:06:00.0 "
          "0000:07:00.0 0000:08:00.0"},
@@ -271,6 +272,8 @@ static void test_gpu_counts(void **state)
         {"topo/es1000-beside-gpus.xml", 2, "0000:3b:00.0 0000:d8:00.0"},
         {"topo/mixed-compute.xml", 4, "0000:18:00.0 0000:3b:00.0 0000:86:00.0 0000:af:00.0"},
         {"topo/no-cores.xml", 0, ""},
+        {"topo/vendor-ids.xml", 5,
+         "0000:01:00.0 0000:02:00.0 0000:81:00.0 0000:82:00.0 0000:83:00.0"},
     };
     struct ctx *c = *state;
     size_t i;
@@ -456,6 +459,10 @@ static void test_per_device_rule(void **state)
     assert_string_equal(v[2].model, "Tesla K40m");
     assert_string_equal(v[3].model, "AMD Radeon R9 200 / HD 7900 Series");
     assert_string_equal(v[3].vendor, "Advanced Micro Devices, Inc.");
+    /* The vendor ids of the PCI devices, through the OS devices too. */
+    assert_int_equal(v[0].vendor_id, 0x10de);
+    assert_int_equal(v[2].vendor_id, 0x10de);
+    assert_int_equal(v[3].vendor_id, 0x1002);
     assert_int_equal(v[0].numa, 0);
     assert_int_equal(v[1].numa, 1);
     assert_int_equal(v[2].numa, 1);
@@ -491,10 +498,46 @@ static void test_accel_0380(void **state)
     assert_int_equal(t->n[MG_KIND_GPU], 4);
     assert_string_equal(v[0].vendor, "Intel Corporation");
     assert_string_equal(v[1].vendor, "Habana Labs Ltd.");
+    assert_int_equal(v[0].vendor_id, 0x8086);
+    assert_int_equal(v[1].vendor_id, 0x1da3);
+    assert_int_equal(v[2].vendor_id, 0x1002);
     assert_string_equal(v[2].model, "Aldebaran/MI200 [Instinct MI210]");
     assert_string_equal(v[3].model, "Aldebaran/MI200 [Instinct MI210]");
     assert_int_equal(v[0].numa, 0);
     assert_int_equal(v[2].numa, 1);
+}
+
+/* Vendors by PCI vendor id (docs/reference.md §2, "Vendors"): names only
+ * for display, the table's where hwloc has none, a misleading one kept as
+ * it is and deciding nothing. */
+static void test_vendor_ids(void **state)
+{
+    static const struct {
+        int id;
+        const char *vendor;
+    } want[5] = {
+        {0x1002, "AMD"},
+        {0x8086, "Intel"},
+        {0x10de, "Amdahl Corporation"},
+        {0x1e52, "NVIDIA Corporation"},
+        {0x10ee, "Applied Intelligent Systems, Inc."},
+    };
+    struct ctx *c = *state;
+    const struct mg_topology *t = load_ok(c, MESHGEN_TEST_DATA "/topo/vendor-ids.xml", NULL);
+    int g;
+
+    assert_int_equal(t->n[MG_KIND_GPU], 5);
+    for (g = 0; g < 5; g++) {
+        assert_int_equal(t->devs[MG_KIND_GPU][g].vendor_id, want[g].id);
+        assert_string_equal(t->devs[MG_KIND_GPU][g].vendor, want[g].vendor);
+    }
+    /* The H200 in a container: no names at all. */
+    t = load_ok(c, HWLOC_DIR "h200-container.xml", NULL);
+    assert_int_equal(t->devs[MG_KIND_GPU][0].vendor_id, 0x10de);
+    assert_string_equal(t->devs[MG_KIND_GPU][0].vendor, "NVIDIA");
+    assert_string_equal(t->devs[MG_KIND_GPU][0].model, "");
+    /* CPU objects have no PCI vendor. */
+    assert_int_equal(t->devs[MG_KIND_CORE][0].vendor_id, 0);
 }
 
 static void test_es1000_beside_gpus(void **state)
@@ -577,12 +620,15 @@ static void test_backends_without_pci(void **state)
     v = &t->devs[MG_KIND_GPU][1];
     assert_string_equal(v->pci, "0000:03:00.0");
     assert_string_equal(v->model, "");
-    assert_string_equal(v->vendor, "");
+    /* No name from hwloc: the vendor table's, for its id 10de. */
+    assert_int_equal(v->vendor_id, 0x10de);
+    assert_string_equal(v->vendor, "NVIDIA");
     assert_int_equal(v->numa, 1);
     /* The integrated GPU has no PCI id: listed last, once, from the
      * preferred of its two backends. */
     v = &t->devs[MG_KIND_GPU][2];
     assert_string_equal(v->pci, "");
+    assert_int_equal(v->vendor_id, 0); /* no PCI device, no vendor id */
     assert_string_equal(v->model, "integrated, via Level Zero");
     assert_string_equal(v->cpuset, "0");
     assert_int_equal(v->numa, 0);
@@ -1011,6 +1057,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nvidia_vga, setup, teardown),
         cmocka_unit_test_setup_teardown(test_accel_0380, setup, teardown),
         cmocka_unit_test_setup_teardown(test_es1000_beside_gpus, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vendor_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mixed_compute, setup, teardown),
         cmocka_unit_test_setup_teardown(test_alternating_sockets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backends_without_pci, setup, teardown),

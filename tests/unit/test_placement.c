@@ -44,9 +44,9 @@
 #define CPUS1 "80-81,88-89,96-97,104-105"
 #define P100(bus, node, cpus, id)                                                                  \
     {                                                                                              \
-        .kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = (node), .pci = (bus),                    \
-        .vendor = "NVIDIA Corporation", .model = "Tesla P100-SXM2-16GB", .uuid = (id),             \
-        .cpuset = (cpus)                                                                           \
+        .kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = (node),                                  \
+        .vendor_id = MESHGEN_PCI_VENDOR_NVIDIA, .pci = (bus), .vendor = "NVIDIA Corporation",      \
+        .model = "Tesla P100-SXM2-16GB", .uuid = (id), .cpuset = (cpus)                            \
     }
 
 static const struct meshgen_device_info power8_gpus[4] = {
@@ -381,6 +381,26 @@ static void test_verify_model_changed(void **state)
     free(xml);
 }
 
+/* The PCI vendor id is compared on its own: a name may be missing or
+ * wrong, the id decides (docs/reference.md §2, "Vendors"). */
+static void test_verify_vendor_id_changed(void **state)
+{
+    char *xml = slurp(POWER8_XML);
+    struct one_host s;
+    char report[256];
+
+    (void)state;
+    patch(xml, "pci_busid=\"000a:01:00.0\"", "[10de:", "[10df:");
+    expect_mismatch(xml, "device 2: PCI vendor id 0x10de expected, 0x10df found");
+    free(xml);
+    /* Tables without the id (a GPU with no PCI device) and this machine's. */
+    power8_init(&s);
+    s.devices[1].vendor_id = 0;
+    assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_MISMATCH);
+    assert_string_equal(report, "device 1: PCI vendor id none expected, 0x10de found");
+}
+
 static void test_verify_pci_changed(void **state)
 {
     char *xml = slurp(POWER8_XML);
@@ -542,8 +562,15 @@ static void test_verify_host_identity(void **state)
                                 "the mesh has 2 hosts)");
     assert_int_equal(verify_as(&s.mesh, 0, "", POWER8_XML, report, sizeof report),
                      MESHGEN_ERR_BAD_ENV);
-    assert_string_equal(report, "this machine's name is empty (set but empty MESHGEN_HOSTNAME "
-                                "or SLURMD_NODENAME)");
+    assert_string_equal(report, "this machine's name '' (from MESHGEN_HOSTNAME) is not a host "
+                                "name: an empty name");
+    /* Host names follow one rule (docs/reference.md §2, "Host names"). */
+    assert_int_equal(verify_as(&s.mesh, -1, ".gpu001", POWER8_XML, report, sizeof report),
+                     MESHGEN_ERR_BAD_ENV);
+    assert_string_equal(report, "this machine's name '.gpu001' (from MESHGEN_HOSTNAME) is not a "
+                                "host name: an empty label (a '.' first, last or twice in a row)");
+    assert_int_equal(verify_as(&s.mesh, -1, "GPU002.Cluster", POWER8_XML, report, sizeof report),
+                     MESHGEN_OK);
 
     /* Slurm's node name, when MESHGEN_HOSTNAME is not set. */
     assert_int_equal(setenv("SLURMD_NODENAME", "gpu001", 1), 0);
@@ -568,8 +595,9 @@ static void test_verify_host_identity(void **state)
 
 #define V100(bus, node, cpus, name, id)                                                            \
     {                                                                                              \
-        .kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = (node), .pci = (bus),                    \
-        .vendor = "NVIDIA Corporation", .model = (name), .uuid = (id), .cpuset = (cpus)            \
+        .kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = (node),                                  \
+        .vendor_id = MESHGEN_PCI_VENDOR_NVIDIA, .pci = (bus), .vendor = "NVIDIA Corporation",      \
+        .model = (name), .uuid = (id), .cpuset = (cpus)                                            \
     }
 
 /* The GPUs of tests/data/topo/mixed-compute.xml: two of four Teslas have
@@ -597,6 +625,58 @@ static void test_verify_class_rule(void **state)
                                MESHGEN_TEST_DATA "/topo/mixed-compute.xml", report, sizeof report),
                      MESHGEN_OK);
     assert_string_equal(report, "");
+}
+
+/* hwloc 2.9's XML reader crashes on a DOCTYPE without a system identifier;
+ * the file HWLOC_XMLFILE names is checked before hwloc reads it, by verify
+ * and bind alike, and refused with a report (docs/reference.md §2). */
+static void test_verify_doctype_refused(void **state)
+{
+    static const char *const doctypes[] = {
+        "<!DOCTYPE topology [ ]>",
+        "<!DOCTYPE topology>",
+        "<!DOCTYPE topology [<!ENTITY x \"y\">]>",
+    };
+    static const char *const why[] = {"an internal DTD subset",
+                                      "a DOCTYPE without a system identifier",
+                                      "an internal DTD subset"};
+    const char *line = "<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">";
+    char *xml = slurp(POWER8_XML), *at = strstr(xml, line), *copy, report[512];
+    struct one_host s;
+    int i;
+
+    (void)state;
+    assert_non_null(at);
+    power8_init(&s);
+    for (i = 0; i < COUNT(doctypes); i++) {
+        size_t head = (size_t)(at - xml);
+
+        copy = malloc(strlen(xml) + strlen(doctypes[i]) + 1);
+        assert_non_null(copy);
+        memcpy(copy, xml, head);
+        strcpy(copy + head, doctypes[i]);
+        strcat(copy, at + strlen(line));
+        write_temp(copy);
+        assert_int_equal(verify_xml(&s.mesh, -1, temp_path, report, sizeof report),
+                         MESHGEN_ERR_SYSTEM);
+        assert_non_null(strstr(report, "is not given to hwloc"));
+        assert_non_null(strstr(report, why[i]));
+        assert_int_equal(setenv("HWLOC_XMLFILE", temp_path, 1), 0);
+        assert_int_equal(meshgen_bind(&s.mesh, 0), MESHGEN_ERR_SYSTEM);
+        /* hwloc prefers a synthetic description to the file, and never reads it. */
+        assert_int_equal(setenv("HWLOC_SYNTHETIC", "pu:2", 1), 0);
+        assert_int_equal(meshgen_bind(&s.mesh, 0), MESHGEN_ERR_UNSUPPORTED);
+        assert_int_equal(unsetenv("HWLOC_SYNTHETIC"), 0);
+        assert_int_equal(unsetenv("HWLOC_XMLFILE"), 0);
+        unlink(temp_path);
+        free(copy);
+    }
+    /* A file that cannot be read is a system error, with its reason. */
+    assert_int_equal(verify_xml(&s.mesh, -1, "/nonexistent/meshgen.xml", report, sizeof report),
+                     MESHGEN_ERR_SYSTEM);
+    assert_string_equal(report, "cannot read HWLOC_XMLFILE '/nonexistent/meshgen.xml': No such "
+                                "file or directory");
+    free(xml);
 }
 
 /* ---- meshgen_bind (live) ----------------------------------------------------------------- */
@@ -683,20 +763,26 @@ static void test_env_names(void **state)
     assert_null(meshgen_env_name(4));
 }
 
-/* Vendors as hwloc's PCI and GPU backends write them. */
-static void test_env_vendor_var(void **state)
+/* Vendors by PCI vendor id, never by name (docs/reference.md §2,
+ * "Vendors"). */
+static void test_vendor_table(void **state)
 {
     (void)state;
-    assert_int_equal(meshgen_env_vendor_var("NVIDIA Corporation"),
-                     MESHGEN_ENV_CUDA_VISIBLE_DEVICES);
-    assert_int_equal(meshgen_env_vendor_var("nvidia"), MESHGEN_ENV_CUDA_VISIBLE_DEVICES);
-    assert_int_equal(meshgen_env_vendor_var("Advanced Micro Devices, Inc. [AMD/ATI]"),
-                     MESHGEN_ENV_ROCR_VISIBLE_DEVICES);
-    assert_int_equal(meshgen_env_vendor_var("AMD"), MESHGEN_ENV_ROCR_VISIBLE_DEVICES);
-    assert_int_equal(meshgen_env_vendor_var("Intel Corporation"), MESHGEN_ENV_ZE_AFFINITY_MASK);
-    assert_int_equal(meshgen_env_vendor_var("Habana Labs Ltd."), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_env_vendor_var(""), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_env_vendor_var(NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_vendor_env_var(0x10de), MESHGEN_ENV_CUDA_VISIBLE_DEVICES);
+    assert_int_equal(meshgen_vendor_env_var(0x1002), MESHGEN_ENV_ROCR_VISIBLE_DEVICES);
+    assert_int_equal(meshgen_vendor_env_var(0x8086), MESHGEN_ENV_ZE_AFFINITY_MASK);
+    /* Named, but no runtime meshgen places; AMD's other id (chipsets,
+     * CPUs) is not its GPUs'; none at all. */
+    assert_int_equal(meshgen_vendor_env_var(0x1da3), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_vendor_env_var(0x1022), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_vendor_env_var(0), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_vendor_env_var(-1), MESHGEN_ERR_RANGE);
+    assert_string_equal(meshgen_vendor_name(MESHGEN_PCI_VENDOR_NVIDIA), "NVIDIA");
+    assert_string_equal(meshgen_vendor_name(MESHGEN_PCI_VENDOR_AMD), "AMD");
+    assert_string_equal(meshgen_vendor_name(MESHGEN_PCI_VENDOR_INTEL), "Intel");
+    assert_string_equal(meshgen_vendor_name(0x1da3), "Habana Labs");
+    assert_null(meshgen_vendor_name(0x1af4));
+    assert_null(meshgen_vendor_name(0));
 }
 
 static void test_env_cuda_uuid_and_index(void **state)
@@ -741,6 +827,7 @@ static void test_env_rocr_uuid(void **state)
         {.kind = MESHGEN_KIND_GPU,
          .os_index = -1,
          .numa = 3,
+         .vendor_id = MESHGEN_PCI_VENDOR_AMD,
          .pci = "0000:c1:00.0",
          .vendor = "AMD",
          .model = "MI250X",
@@ -749,6 +836,7 @@ static void test_env_rocr_uuid(void **state)
         {.kind = MESHGEN_KIND_GPU,
          .os_index = -1,
          .numa = 3,
+         .vendor_id = MESHGEN_PCI_VENDOR_AMD,
          .pci = "0000:c6:00.0",
          .vendor = "AMD",
          .model = "MI250X",
@@ -779,16 +867,17 @@ static void test_env_rocr_uuid(void **state)
  * known vendor in none. */
 static void test_env_mixed_vendors(void **state)
 {
-#define MIXED(bus, maker, id)                                                                      \
+#define MIXED(bus, id_, maker, id)                                                                 \
     {                                                                                              \
-        .kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 0, .pci = (bus), .vendor = (maker),      \
-        .model = "", .uuid = (id), .cpuset = "0-1"                                                 \
+        .kind = MESHGEN_KIND_GPU, .os_index = -1, .numa = 0, .vendor_id = (id_), .pci = (bus),     \
+        .vendor = (maker), .model = "", .uuid = (id), .cpuset = "0-1"                              \
     }
+    /* The names say the opposite of the ids: the ids decide. */
     static const struct meshgen_device_info gpus[4] = {
-        MIXED("0000:18:00.0", "NVIDIA Corporation", ""),
-        MIXED("0000:3b:00.0", "Advanced Micro Devices, Inc. [AMD/ATI]", ""),
-        MIXED("0000:86:00.0", "NVIDIA Corporation", ""),
-        MIXED("0000:af:00.0", "Advanced Micro Devices, Inc. [AMD/ATI]", ""),
+        MIXED("0000:18:00.0", 0x10de, "Amdahl Corporation", ""),
+        MIXED("0000:3b:00.0", 0x1002, "", ""),
+        MIXED("0000:86:00.0", 0x10de, "", ""),
+        MIXED("0000:af:00.0", 0x1002, "NVIDIA Corporation", ""),
     };
     struct one_host s;
 
@@ -815,13 +904,19 @@ static void test_env_mixed_vendors(void **state)
                         "GPU-00000000000000ab,GPU-4a7c19da329a2b8c");
     /* Intel and a vendor without a variable: Level Zero's mask counts the
      * Intel GPUs only and takes no UUID; the Habana card is in no list. */
-    s.devices[1].vendor = "Intel Corporation";
+    s.devices[1].vendor_id = MESHGEN_PCI_VENDOR_INTEL;
     s.devices[1].uuid = "";
+    s.devices[3].vendor_id = 0x1da3;
     s.devices[3].vendor = "Habana Labs Ltd.";
     assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ZE_AFFINITY_MASK), "0");
     assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_ROCR_VISIBLE_DEVICES), "");
     assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES),
                         "GPU-86000000-0000-0000-0000-000000000000");
+    /* A GPU with no PCI device has no vendor id: named NVIDIA, it is in no
+     * list. */
+    s.devices[2].vendor_id = 0;
+    s.devices[2].vendor = "NVIDIA Corporation";
+    assert_string_equal(env(&s.mesh, 1, MESHGEN_ENV_CUDA_VISIBLE_DEVICES), "");
 #undef MIXED
 }
 
@@ -935,16 +1030,18 @@ int main(void)
         cmocka_unit_test(test_verify_extra_device),
         cmocka_unit_test(test_verify_model_changed),
         cmocka_unit_test(test_verify_pci_changed),
+        cmocka_unit_test(test_verify_vendor_id_changed),
         cmocka_unit_test(test_verify_numa_changed),
         cmocka_unit_test(test_verify_uuid_and_report_cap),
         cmocka_unit_test(test_verify_errors),
         cmocka_unit_test(test_verify_class_rule),
         cmocka_unit_test(test_verify_host_identity),
+        cmocka_unit_test(test_verify_doctype_refused),
         cmocka_unit_test(test_bind_live),
         cmocka_unit_test(test_env_names),
         cmocka_unit_test(test_env_cuda_uuid_and_index),
         cmocka_unit_test(test_env_rocr_uuid),
-        cmocka_unit_test(test_env_vendor_var),
+        cmocka_unit_test(test_vendor_table),
         cmocka_unit_test(test_env_mixed_vendors),
         cmocka_unit_test(test_env_omp_places),
         cmocka_unit_test(test_env_no_space_and_errors),

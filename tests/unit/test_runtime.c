@@ -1815,6 +1815,55 @@ static void test_host_by_name(void **state)
     assert_int_equal(meshgen_host_from_vars(&ppdptp_mesh, NULL, NULL, name, 8), MESHGEN_ERR_NULL);
 }
 
+/*
+ * Host names follow one rule (docs/reference.md §2, "Host names"): a
+ * variable that holds no host name is refused, names match whatever the
+ * case of their ASCII letters, and a name that starts with a dot is the
+ * short name of none, so a host ".a" (which the generator refuses) never
+ * stands for a machine ".b".
+ */
+static void test_host_name_rule(void **state)
+{
+    static const char *const dot_b[] = {"MESHGEN_HOSTNAME=.b", NULL};
+    static const char *const dot_a_slurm[] = {"SLURMD_NODENAME=.a", NULL};
+    static const char *const upper[] = {"MESHGEN_HOSTNAME=NODE1.Cluster", NULL};
+    static const char *const space[] = {"MESHGEN_HOSTNAME=node 1", NULL};
+    static const char *const dots[] = {"MESHGEN_HOSTNAME=node1..x", NULL};
+    static const char *const trailing[] = {"MESHGEN_HOSTNAME=node1.", NULL};
+    static const char *const underscore[] = {"MESHGEN_HOSTNAME=Node_1", NULL};
+    char long_var[300] = "MESHGEN_HOSTNAME=", name[300];
+    const char *long_name[2] = {long_var, NULL};
+    struct meshgen_host hosts[2];
+    struct meshgen_mesh m = ppdptp_mesh;
+    size_t n = strlen(long_var);
+
+    (void)state;
+    memcpy(hosts, hosts_2x8, sizeof hosts);
+    hosts[0].name = ".a";
+    hosts[1].name = "node_1";
+    m.hosts = hosts;
+    /* A name that starts with a dot is no host name... */
+    assert_int_equal(host_in(&m, dot_b), MESHGEN_ERR_BAD_ENV);
+    assert_int_equal(host_in(&m, dot_a_slurm), MESHGEN_ERR_BAD_ENV);
+    /* ...and the one read is given back. */
+    assert_int_equal(meshgen_host_from_vars(&m, lookup, (void *)dot_b, name, sizeof name),
+                     MESHGEN_ERR_BAD_ENV);
+    assert_string_equal(name, ".b");
+    assert_int_equal(host_in(&m, space), MESHGEN_ERR_BAD_ENV);
+    assert_int_equal(host_in(&m, dots), MESHGEN_ERR_BAD_ENV);
+    assert_int_equal(host_in(&m, trailing), MESHGEN_ERR_BAD_ENV);
+    assert_int_equal(host_in(&m, underscore), 1);
+    /* DNS compares names without case, whole or up to the first dot. */
+    assert_int_equal(host_in(&ppdptp_mesh, upper), 1);
+    /* 255 bytes is a host name, 256 is not. */
+    memset(long_var + n, 'a', 255);
+    long_var[n + 255] = '\0';
+    assert_int_equal(host_in(&m, long_name), MESHGEN_ERR_NO_HOST);
+    long_var[n + 255] = 'a';
+    long_var[n + 256] = '\0';
+    assert_int_equal(host_in(&m, long_name), MESHGEN_ERR_BAD_ENV);
+}
+
 /* Without either variable the kernel's host name is this machine's. */
 static void test_host_from_gethostname(void **state)
 {
@@ -2460,6 +2509,7 @@ int main(void)
         cmocka_unit_test(test_shard_permuted_and_trailing_dims),
         cmocka_unit_test(test_shard_errors),
         cmocka_unit_test(test_host_by_name),
+        cmocka_unit_test(test_host_name_rule),
         cmocka_unit_test(test_host_from_gethostname),
         cmocka_unit_test(test_process_every_launcher),
         cmocka_unit_test(test_process_map_by_node),

@@ -397,10 +397,11 @@ struct mg_spec {
 /* One device of a topology: what the generated tables carry. */
 struct mg_devinfo {
     int kind;
-    int os_index; /* CPU objects: hwloc OS index; GPUs: -1 */
-    int numa;     /* NUMA node OS index, -1 unknown */
+    int os_index;  /* CPU objects: hwloc OS index; GPUs: -1 */
+    int numa;      /* NUMA node OS index, -1 unknown */
+    int vendor_id; /* PCI vendor id, what decides a GPU's vendor; 0 none */
     const char *pci;
-    const char *vendor;
+    const char *vendor; /* for display: hwloc's name, else the runtime's table's */
     const char *model;
     const char *uuid;
     const char *cpuset; /* cpulist */

@@ -30,14 +30,14 @@ extern "C" {
  * run time by meshgen_mesh_check().
  */
 #define MESHGEN_VERSION_MAJOR 0
-#define MESHGEN_VERSION_MINOR 3
+#define MESHGEN_VERSION_MINOR 4
 #define MESHGEN_VERSION_PATCH 0
-#define MESHGEN_VERSION_STRING "0.3.0"
+#define MESHGEN_VERSION_STRING "0.4.0"
 #define MESHGEN_VERSION_NUMBER                                                                     \
     (MESHGEN_VERSION_MAJOR * 10000 + MESHGEN_VERSION_MINOR * 100 + MESHGEN_VERSION_PATCH)
-/* The oldest generator whose output this runtime can read (0.2.0: table
- * ABI 3). */
-#define MESHGEN_MIN_GENERATOR_VERSION 200
+/* The oldest generator whose output this runtime can read (0.4.0: table
+ * ABI 4). */
+#define MESHGEN_MIN_GENERATOR_VERSION 400
 /*
  * The oldest runtime that can read the tables this release's generator
  * writes: the number a generated header requires of MESHGEN_VERSION_NUMBER.
@@ -47,8 +47,8 @@ extern "C" {
  * MESHGEN_ABI changes or the tables start to use something an older runtime
  * does not read. gen/emit_c.c asserts it was revisited with the ABI.
  */
-#define MESHGEN_MIN_RUNTIME_VERSION 200
-#define MESHGEN_MIN_RUNTIME_VERSION_STRING "0.2.0"
+#define MESHGEN_MIN_RUNTIME_VERSION 400
+#define MESHGEN_MIN_RUNTIME_VERSION_STRING "0.4.0"
 
 /*
  * MESHGEN_API marks the functions of this header, which are exactly the
@@ -69,8 +69,9 @@ extern "C" {
 /* Bumped whenever the layout of the structures below, or what they may
  * hold, changes. 2: TPU coordinates in meshgen_device_info. 3: the identity
  * tables may be left out (mesh_devices, device_index, process_devices and
- * processes NULL; see struct meshgen_mesh). */
-#define MESHGEN_ABI 3
+ * processes NULL; see struct meshgen_mesh). 4: the PCI vendor id in
+ * meshgen_device_info. */
+#define MESHGEN_ABI 4
 
 /* Limits shared by the generator and the runtime. */
 #define MESHGEN_MAX_AXES 16
@@ -106,7 +107,8 @@ enum meshgen_error {
     MESHGEN_ERR_NOT_IN_MESH = -9, /* the device exists but is not used by the mesh */
     /* -10 is unused: no function ever returned it (a mesh without an MPMD axis is one stage). */
     MESHGEN_ERR_NO_ENV = -11,        /* no launcher variable names this process */
-    MESHGEN_ERR_BAD_ENV = -12,       /* a launcher or host variable is empty or not a number */
+    MESHGEN_ERR_BAD_ENV = -12,       /* a launcher or host variable is empty, not a number
+                                        or not a host name */
     MESHGEN_ERR_NO_SHARDING = -13,   /* no sharding of that name or index */
     MESHGEN_ERR_UNSUPPORTED = -14,   /* not available in this build or on this system */
     MESHGEN_ERR_SYSTEM = -15,        /* the operating system or hwloc refused */
@@ -148,12 +150,23 @@ struct meshgen_axis {
     int32_t type; /* enum meshgen_axis_type */
 };
 
+/* PCI vendor ids (meshgen_device_info.vendor_id) of the GPU vendors whose
+ * runtimes meshgen_placement_env places. */
+#define MESHGEN_PCI_VENDOR_NVIDIA 0x10de
+#define MESHGEN_PCI_VENDOR_AMD 0x1002
+#define MESHGEN_PCI_VENDOR_INTEL 0x8086
+
 /* What is known of one device of a host. Strings are "" when unknown. */
 struct meshgen_device_info {
     int32_t kind;     /* enum meshgen_device_kind */
     int32_t os_index; /* hwloc OS index of a CPU object, -1 for GPUs */
     int32_t numa;     /* OS index of its NUMA node, -1 when unknown */
-    const char *pci;  /* normalised "dddd:bb:dd.f" */
+    /* The PCI vendor id of the device's PCI function (0x10de for NVIDIA,
+     * ...), 0 when it has none (CPU objects, a GPU with no PCI device).
+     * What decides a GPU's vendor: the vendor string is for display. */
+    int32_t vendor_id;
+    const char *pci; /* normalised "dddd:bb:dd.f" */
+    /* hwloc's name for the vendor, else meshgen_vendor_name(vendor_id) */
     const char *vendor;
     const char *model;
     const char *uuid;
@@ -259,7 +272,7 @@ struct meshgen_mesh {
  * The string is static: the caller must not free or modify it. */
 MESHGEN_API const char *meshgen_strerror(int err);
 
-/** The runtime's version string, e.g. "0.3.0" (static, MESHGEN_VERSION_STRING
+/** The runtime's version string, e.g. "0.4.0" (static, MESHGEN_VERSION_STRING
  * of the header it was built with), to compare with the header at start-up. */
 MESHGEN_API const char *meshgen_version(void);
 
@@ -414,14 +427,19 @@ typedef const char *(*meshgen_lookup_fn)(void *ctx, const char *name);
  * The host of the mesh that this machine is. This machine's name is
  * MESHGEN_HOSTNAME, else SLURMD_NODENAME, else gethostname(); a host has it
  * when the two names are equal, else when they are equal up to the first dot
- * of each ("gpu001" and "gpu001.cluster.example"). A mesh whose only host
- * is called "localhost" (a synthetic inventory's) takes any machine for it.
- * The name read is written to name (the caller's buffer of cap bytes,
- * NUL-terminated and cut to fit; NULL when cap is 0), found or not.
+ * of each ("gpu001" and "gpu001.cluster.example"), ignoring the case of
+ * ASCII letters as DNS does ("GPU001" is "gpu001"); a name that starts with
+ * a dot is the short name of none. The variables must hold host names: 1 to
+ * 255 bytes of ASCII letters, digits, '-', '_' and '.', with no empty label
+ * (docs/reference.md §2, "Host names"). A mesh whose only host is called
+ * "localhost" (a synthetic inventory's) takes any machine for it. The name
+ * read is written to name (the caller's buffer of cap bytes, NUL-terminated
+ * and cut to fit; NULL when cap is 0), found or not.
  * Returns the host index, or MESHGEN_ERR_NO_HOST (no host has the name, or
  * two have it up to the first dot and none exactly), MESHGEN_ERR_BAD_ENV (a
- * variable set but empty), MESHGEN_ERR_SYSTEM (gethostname() failed),
- * MESHGEN_ERR_NULL (get NULL, or name NULL with cap > 0).
+ * variable set but empty or not a host name), MESHGEN_ERR_SYSTEM
+ * (gethostname() failed), MESHGEN_ERR_NULL (get NULL, or name NULL with
+ * cap > 0).
  */
 MESHGEN_API int meshgen_host_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn get,
                                        void *ctx, char *name, size_t cap);
@@ -492,12 +510,20 @@ enum meshgen_env_var {
 MESHGEN_API const char *meshgen_env_name(int var);
 
 /** The visible-devices variable (enum meshgen_env_var) that names a GPU of
- * this vendor, as hwloc reports the vendor: MESHGEN_ENV_CUDA_VISIBLE_DEVICES
- * when it holds "nvidia", MESHGEN_ENV_ROCR_VISIBLE_DEVICES for "amd" or
- * "advanced micro", MESHGEN_ENV_ZE_AFFINITY_MASK for "intel" (ignoring
- * case); MESHGEN_ERR_RANGE for any other vendor, an empty one included, and
- * MESHGEN_ERR_NULL for NULL. */
-MESHGEN_API int meshgen_env_vendor_var(const char *vendor);
+ * this PCI vendor id (meshgen_device_info.vendor_id):
+ * MESHGEN_ENV_CUDA_VISIBLE_DEVICES for NVIDIA (0x10de),
+ * MESHGEN_ENV_ROCR_VISIBLE_DEVICES for AMD (0x1002),
+ * MESHGEN_ENV_ZE_AFFINITY_MASK for Intel (0x8086); MESHGEN_ERR_RANGE for any
+ * other id, 0 (unknown) included. A vendor is decided by its id alone,
+ * never by a name (docs/reference.md §2, "Vendors"). This replaces
+ * meshgen_env_vendor_var() of 0.3, which took hwloc's vendor name. */
+MESHGEN_API int meshgen_vendor_env_var(int32_t vendor_id);
+
+/** A display name for a PCI vendor id: "NVIDIA", "AMD", "Intel", and the
+ * other accelerator vendors meshgen knows ("Habana Labs", "Google"), or
+ * NULL for any other id. The string is static. The generator stores it as
+ * a GPU's vendor where hwloc gives no name (docs/reference.md §2). */
+MESHGEN_API const char *meshgen_vendor_name(int32_t vendor_id);
 
 /**
  * The value of launcher variable `var` (enum meshgen_env_var) for process
@@ -506,11 +532,10 @@ MESHGEN_API int meshgen_env_vendor_var(const char *vendor);
  * caller's buffer of cap bytes) and returns its length (without the NUL).
  *
  * - CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK: the
- *   process's GPUs of that variable's vendor (NVIDIA, AMD, Intel: the
- *   vendor string holds "nvidia"; "amd" or "advanced micro"; "intel",
- *   ignoring case: meshgen_env_vendor_var), in device id order,
- *   comma-separated; a GPU of another vendor, or of none known, is left out,
- *   as this runtime does not see it. Each is named by UUID when every
+ *   process's GPUs of that variable's vendor (NVIDIA, AMD, Intel, by PCI
+ *   vendor id: meshgen_vendor_env_var), in device id order,
+ *   comma-separated; a GPU of another vendor, or of none known (no PCI
+ *   device), is left out, as this runtime does not see it. Each is named by UUID when every
  *   listed GPU has one the runtime accepts: for CUDA an NVML UUID as hwloc
  *   reports it ("GPU-..." or "MIG-...", the form CUDA_VISIBLE_DEVICES takes);
  *   for ROCm "GPU-" and the 16 hex digits of the RSMI unique id (hwloc's
@@ -552,7 +577,12 @@ MESHGEN_API int meshgen_placement_env(const struct meshgen_mesh *mesh, int proce
  * do not link hwloc. Both discover this machine, which takes milliseconds,
  * and may allocate through hwloc: call them at start-up, not in a hot loop.
  * Like hwloc itself they honour HWLOC_XMLFILE (this machine as described by
- * an XML file) and HWLOC_THISSYSTEM.
+ * an XML file) and HWLOC_THISSYSTEM. The file HWLOC_XMLFILE names is read
+ * here first and given to hwloc as a buffer, and refused, as
+ * MESHGEN_ERR_SYSTEM with errno EINVAL (and meshgen_verify's report
+ * saying why), when its prolog is one that hwloc 2.9's XML reader crashes
+ * on: a DOCTYPE without a system identifier or with an internal subset,
+ * or an encoding other than UTF-8 (docs/reference.md §2).
  */
 
 /**
@@ -579,8 +609,8 @@ MESHGEN_API int meshgen_bind(const struct meshgen_mesh *mesh, int device);
  * MESHGEN_HOSTNAME)". Then the machine is discovered with hwloc, I/O devices
  * included, and its devices of the mesh's kind are found by the generator's
  * own rules; the device count, and per device in order its OS index (CPU
- * objects), PCI bus id, vendor, model, UUID, NUMA node and cpuset are
- * compared.
+ * objects), PCI bus id, PCI vendor id, vendor, model, UUID, NUMA node and
+ * cpuset are compared.
  *
  * The first difference, or the reason for an error, is written in words to
  * report (the caller's buffer of cap bytes, NUL-terminated, truncated to
