@@ -742,22 +742,6 @@ void mg_report_end(struct mg_report *r, struct mg_buf *out, int exit_code);
 /* One set of diagnostics as a whole report (begin, add, end). */
 void mg_emit_diags(struct mg_buf *out, const struct mg_diags *d, enum mg_diag_format fmt);
 
-/* io.c: writes data to path through a temporary file in the same directory
- * and a rename, so readers see the old file or the new one, never a part.
- * Returns 0, or -1 with errno set. */
-int mg_write_atomic(const char *path, const char *data, size_t len);
-/* The same for a set of files that belong together (a .h and its .c):
- * either all are replaced or none is. At most MG_MAX_OUTPUTS. Two paths
- * that name one file (through a link or "..") are refused: EEXIST. */
-#define MG_MAX_OUTPUTS 4
-int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens);
-/* mg_write_files for the files whose bytes differ from data: a file that
- * already holds exactly its data is left alone, mtime and all, so that a
- * regeneration that changes nothing rebuilds nothing (a build tool with
- * restat, such as Ninja, sees the outputs as up to date). Every output of
- * the tool goes through it. */
-int mg_write_changed(int n, const char *const *paths, const char *const *data, const size_t *lens);
-
 /* ---- the commands of the tool (driver.c) ------------------------------------- */
 
 /* Exit codes: 0 ok, 1 the inputs are wrong, 2 a usage or I/O error. */
