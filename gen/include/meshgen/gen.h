@@ -50,10 +50,14 @@ struct mg_arena {
 
 void mg_arena_init(struct mg_arena *a);
 void mg_arena_free(struct mg_arena *a);
-/* Prints "out of memory" and ends the process: the policy of every
- * allocation of the generator. */
-void mg_oom(void);
-/* Zeroed memory; aborts the process on exhaustion (the CLI has nothing
+/* Prints "out of memory" and ends the process with exit 2 (MG_EXIT_USAGE):
+ * the policy of every allocation of the generator. */
+_Noreturn void mg_oom(void);
+/* Whether `bytes` more could be allocated now (under `ulimit -v`): asked
+ * before a library that does not check its own allocations (hwloc) is
+ * given work of about that size. */
+int mg_room_for(size_t bytes);
+/* Zeroed memory; ends the process on exhaustion (the CLI has nothing
  * better to do, and every caller would otherwise repeat the check). */
 void *mg_alloc(struct mg_arena *a, size_t size);
 void *mg_alloc_array(struct mg_arena *a, size_t n, size_t size);
