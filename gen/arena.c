@@ -1,9 +1,9 @@
 /*
  * The arena every stage allocates from: one per run, freed at once at the
  * end, so no stage frees on its own. Allocation failure ends the process
- * (mg_oom): a command-line generator has nothing better to do, and every
- * caller would otherwise repeat the check. It knows nothing of what is
- * stored in it.
+ * (mg_oom) with exit 2 and a message: a command-line generator has nothing
+ * better to do, and every caller would otherwise repeat the check. It knows
+ * nothing of what is stored in it.
  */
 #include <meshgen/gen.h>
 
@@ -20,8 +20,20 @@ struct mg_arena_block {
 
 void mg_oom(void)
 {
-    fputs("meshgen: out of memory\n", stderr);
-    abort();
+    /* exit, not abort: an I/O error of the run (docs/reference.md, "Files
+     * and streams"), without a core dump, and the exit handlers remove any
+     * lock file an output holds. */
+    fputs("meshgen: error: out of memory\n", stderr);
+    exit(MG_EXIT_USAGE);
+}
+
+int mg_room_for(size_t bytes)
+{
+    /* volatile: a compiler may drop a malloc whose block is only freed. */
+    void *volatile p = malloc(bytes);
+
+    free(p);
+    return p != NULL;
 }
 
 void mg_arena_init(struct mg_arena *a)

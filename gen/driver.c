@@ -51,7 +51,9 @@ struct mg_run {
     const struct mg_opts *opts;
     struct mg_report *report; /* the command's, across its files */
     struct mg_spec *spec;
-    const char *inv_label; /* the inventory as written */
+    const char *inv_label;   /* the inventory as written */
+    const char *spec_file;   /* the spec file read, if any */
+    const char *source_file; /* the file inventory --export reads, if any */
     struct mg_inventory *inv;
     struct mg_plan *plan;
     int io_error;     /* the spec could not be read, or the output not written */
@@ -123,6 +125,7 @@ static struct mg_spec *mg_read_spec(struct mg_run *r, const char *file)
         return mg_spec_from_string(&r->arena, &r->diags, o->mesh, o->axes,
                                    o->name ? o->name : "mesh");
     at.file = file;
+    r->spec_file = file;
     buf = mg_read_file(&r->arena, &r->diags, file, at, &len);
     if (!buf) {
         r->io_error = 1;
@@ -219,8 +222,8 @@ static void mg_output(struct mg_run *r, const struct mg_buf *b)
     mg_write_failed(r, "cannot write the output: %s", strerror(errno));
 }
 
-/* Why a write failed, in words: mg_write_files' own errnos say more than
- * strerror does. */
+/* Why a write failed, in words: mg_write_outputs' own errnos say more
+ * than strerror does. */
 static const char *mg_write_error(int err)
 {
     if (err == ENXIO)
@@ -229,20 +232,78 @@ static const char *mg_write_error(int err)
         return "it is neither a regular file, a FIFO nor a character device";
     if (err == EISDIR)
         return "it is a directory";
-    if (err == EBADF) /* /dev/fd/N: io.c, mg_own_fd */
+    if (err == EBADF) /* /dev/fd/N */
         return "it names a descriptor that is not open for writing";
-    if (err == EEXIST) /* only generate writes several: the .h, .c, depfile */
-        return "the depfile is the .h or the .c";
     return strerror(err);
 }
 
-/* Writes a file that stands alone (an SVG, a snapshot) atomically, when its
- * bytes change; a failure is an I/O error of the run. */
-static void mg_output_file(struct mg_run *r, const char *path, const char *data, size_t len)
+/* The files this run read (the spec, the inventory and its topologies, the
+ * source of an export), and what messages call them. Returns their count. */
+static int mg_run_inputs(struct mg_run *r, const char ***path, const char ***what)
 {
-    if (mg_write_changed(1, &path, &data, &len) == 0)
+    int i, n = 0, cap = 2 + (r->inv ? r->inv->n_files : 0);
+
+    *path = mg_alloc_array(&r->arena, (size_t)cap, sizeof **path);
+    *what = mg_alloc_array(&r->arena, (size_t)cap, sizeof **what);
+    if (r->spec_file) {
+        (*path)[n] = r->spec_file;
+        (*what)[n++] = "the spec";
+    }
+    if (r->source_file) {
+        (*path)[n] = r->source_file;
+        (*what)[n++] = "the inventory";
+    }
+    for (i = 0; r->inv && i < r->inv->n_files; i++) {
+        (*path)[n] = r->inv->files[i];
+        (*what)[n++] = r->inv->files[i] == r->inv->source ? "the inventory" : "the topology";
+    }
+    return n;
+}
+
+/* Whether an output would land on a file this run read, or on another of
+ * its outputs (docs/reference.md, "Files and streams"): then it is an I/O
+ * error that names both, and nothing is written. */
+static int mg_outputs_clash(struct mg_run *r, int n, const struct mg_output *out,
+                            const char *const *what)
+{
+    const char **in, **in_what;
+    int n_in = mg_run_inputs(r, &in, &in_what), i, j;
+
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < i + n_in; j++) {
+            const char *other = j < i ? out[j].path : in[j - i];
+            if (!mg_path_clash(out[i].path, other))
+                continue;
+            mg_write_failed(r, "cannot write %s %s: it is %s %s, which this run %s", what[i],
+                            mg_show_path(&r->arena, out[i].path), j < i ? what[j] : in_what[j - i],
+                            mg_show_path(&r->arena, other), j < i ? "also writes" : "reads");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Writes a command's files, unless one would land on an input or on
+ * another; a failure is an I/O error of the run that names the file. */
+static void mg_write_files(struct mg_run *r, int n, const struct mg_output *out,
+                           const char *const *what)
+{
+    int failed, err;
+    const char *shown;
+
+    if (mg_outputs_clash(r, n, out, what) || mg_write_outputs(n, out, &failed) == 0)
         return;
-    mg_write_failed(r, "cannot write %s: %s", mg_show_path(&r->arena, path), mg_write_error(errno));
+    err = errno;
+    shown = mg_show_path(&r->arena, out[failed].path);
+    if (err == EEXIST)
+        mg_write_failed(r,
+                        "cannot write %s %s: its lock file %s stayed for 5 s: another meshgen run "
+                        "is writing it, or one was killed while writing (then remove the lock "
+                        "file)",
+                        what[failed], shown,
+                        mg_show_path(&r->arena, mg_output_lock(&r->arena, out[failed].path)));
+    else
+        mg_write_failed(r, "cannot write %s %s: %s", what[failed], shown, mg_write_error(err));
 }
 
 /* Hands the diagnostics to the report (text and GitHub lines are printed
@@ -332,24 +393,25 @@ static const char *mg_inputs_text(struct mg_run *r, const char *file)
     return mg_printf(&r->arena, "spec %s, inventory %s", spec, mg_path_display(r->inv_label));
 }
 
-/* <name>_mesh.h, <name>_mesh.c and the depfile, written together: all
- * that change are replaced, or none is; those whose bytes are the same are
+/* <name>_mesh.h, <name>_mesh.c and the depfile, written together: none is
+ * replaced unless all could be written; those whose bytes are the same are
  * left alone with their mtimes. */
 static void mg_write_generated(struct mg_run *r, const char *dir, const char *file)
 {
+    static const char *const what[3] = {"the .h", "the .c", "the depfile"};
     const struct mg_opts *o = r->opts;
-    const char *paths[3], *data[3], **prereqs, *targets[2], *refused, *why;
-    struct mg_buf out[3];
-    size_t lens[3];
-    int i, n = o->depfile ? 3 : 2, n_prereqs = 0;
+    const char **prereqs, *targets[2], *refused, *why;
+    struct mg_output out[3];
+    struct mg_buf b[3];
+    int i, n_prereqs = 0;
 
-    paths[0] = mg_printf(&r->arena, "%s/%s_mesh.h", dir, r->plan->name);
-    paths[1] = mg_printf(&r->arena, "%s/%s_mesh.c", dir, r->plan->name);
-    paths[2] = o->depfile;
+    out[0].path = mg_printf(&r->arena, "%s/%s_mesh.h", dir, r->plan->name);
+    out[1].path = mg_printf(&r->arena, "%s/%s_mesh.c", dir, r->plan->name);
+    out[2].path = o->depfile;
     for (i = 0; i < 3; i++)
-        mg_buf_init(&out[i]);
-    mg_emit_header(&out[0], r->plan, mg_inputs_text(r, file));
-    mg_emit_source(&out[1], r->plan, mg_inputs_text(r, file));
+        mg_buf_init(&b[i]);
+    mg_emit_header(&b[0], r->plan, mg_inputs_text(r, file));
+    mg_emit_source(&b[1], r->plan, mg_inputs_text(r, file));
     if (o->depfile) {
         prereqs = mg_alloc_array(&r->arena, (size_t)r->inv->n_files + 1, sizeof *prereqs);
         if (!o->mesh)
@@ -359,9 +421,9 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
         /* The .c first: Ninja wants a depfile's first target to be the
          * first output of its build statement, which the .c is in
          * cmake/MeshgenAddMesh.cmake (make touches every other one). */
-        targets[0] = paths[1];
-        targets[1] = paths[0];
-        if ((refused = mg_emit_depfile(&out[2], targets, 2, prereqs, n_prereqs, &why)) != NULL) {
+        targets[0] = out[1].path;
+        targets[1] = out[0].path;
+        if ((refused = mg_emit_depfile(&b[2], targets, 2, prereqs, n_prereqs, &why)) != NULL) {
             /* Make would read another rule, or another file, so nothing is
              * written (docs/reference.md, "Files and streams"). */
             struct mg_mark at = {"--depfile", 0, 0};
@@ -371,17 +433,13 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
         }
     }
     for (i = 0; i < 3; i++) {
-        data[i] = out[i].data;
-        lens[i] = out[i].len;
+        out[i].data = b[i].data;
+        out[i].len = b[i].len;
     }
-    if (!r->io_error && mg_write_changed(n, paths, data, lens) != 0) {
-        int err = errno;
-        mg_write_failed(r, "cannot write %s_mesh.[ch] to %s%s%s: %s", r->plan->name,
-                        mg_show_path(&r->arena, dir), o->depfile ? " and the depfile " : "",
-                        o->depfile ? mg_show_path(&r->arena, o->depfile) : "", mg_write_error(err));
-    }
+    if (!r->io_error)
+        mg_write_files(r, o->depfile ? 3 : 2, out, what);
     for (i = 0; i < 3; i++)
-        mg_buf_free(&out[i]);
+        mg_buf_free(&b[i]);
 }
 
 /* generate --print-outputs: the paths generate would write, one a line,
@@ -459,7 +517,11 @@ static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_fil
     int color = o->color == MG_WHEN_ALWAYS;
     struct mg_buf b;
 
-    if (!ok)
+    struct mg_output svg = {o->svg_path, NULL, 0};
+    const char *what = "the SVG";
+
+    /* Refused before the grid is printed: nothing is written. */
+    if (!ok || (o->svg_path && mg_outputs_clash(&r, 1, &svg, &what)))
         return mg_finish(&r, ok);
     mg_buf_init(&b);
     mg_emit_grid(&b, r.plan, color, o->color_by);
@@ -467,7 +529,9 @@ static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_fil
     if (o->svg_path) {
         b.len = 0;
         mg_emit_svg(&b, r.plan, o->color_by);
-        mg_output_file(&r, o->svg_path, b.data, b.len);
+        svg.data = b.data;
+        svg.len = b.len;
+        mg_write_files(&r, 1, &svg, &what);
     }
     mg_buf_free(&b);
     return mg_finish(&r, ok);
@@ -477,12 +541,15 @@ static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_fil
  * atomically so that a checked-in file is never left half-written. */
 static int mg_export(struct mg_run *r, const char *src, struct mg_mark at)
 {
-    const char *xml;
-    size_t len;
+    struct mg_output out = {r->opts->export_path, NULL, 0};
+    const char *what = "the snapshot";
+    enum mg_source kind = mg_source_kind(src);
 
-    if (mg_topology_export(&r->arena, &r->diags, src, at, &xml, &len) != 0)
+    if (kind == MG_SOURCE_XML || kind == MG_SOURCE_INVENTORY)
+        r->source_file = src;
+    if (mg_topology_export(&r->arena, &r->diags, src, at, &out.data, &out.len) != 0)
         return mg_finish(r, 0);
-    mg_output_file(r, r->opts->export_path, xml, len);
+    mg_write_files(r, 1, &out, &what);
     return mg_finish(r, 1);
 }
 

@@ -1,10 +1,11 @@
 /*
  * All of the generator's file handling: one bounded reader for every input,
  * the path arithmetic the inputs need (a file's directory, a path named
- * relative to a file, the form of a path that output may show), and the
- * writers: atomic replacement of a set of files (only of those whose bytes
- * change, so that a build tool sees an unchanged output as up to date), and
- * checked writes to a stream.
+ * relative to a file, the form of a path that output may show, whether an
+ * output would land on an input), and the writers: each output replaced
+ * through a lock file beside it (only when its bytes change, so that a
+ * build tool sees an unchanged output as up to date), and checked writes
+ * to a stream.
  *
  * The reader knows two kinds of input, each with its own size limit and
  * check names (docs/reference.md, "Checks"); every error it reports has one
@@ -19,9 +20,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <sys/file.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the bounded reader ----------------------------------------------------- */
@@ -262,54 +263,77 @@ int mg_is_directory(const char *path)
 
 /* ---- writers ---------------------------------------------------------------- */
 
-/* Writes data to a new temporary file beside path, with the mode a plain
- * create would give, synced. Returns its malloc'd name, or NULL (errno). */
-static char *mg_write_temp(const char *path, const char *data, size_t len)
+/* A regular output is written as git writes its files (docs/reference.md,
+ * "Files and streams"): into <target>.lock, created exclusively beside the
+ * target, then synced and renamed over it. The lock file is also the lock:
+ * while it exists no other run writes that file. */
+#define MG_LOCK_SUFFIX ".lock"
+/* How long a run waits for another run's lock files: far longer than a run
+ * holds them, short enough that one left by a killed run is reported soon. */
+#define MG_LOCK_WAIT_MS 5000
+/* Symbolic links followed from one output path, the kernel's own limit. */
+#define MG_MAX_LINKS 40
+
+/* The lock files this process holds, one slot per output, in static memory
+ * so that a signal handler can remove them (unlink is async-signal-safe). */
+static char mg_lock_name[MG_MAX_OUTPUTS][4096];
+static volatile sig_atomic_t mg_lock_held[MG_MAX_OUTPUTS];
+
+static void mg_locks_remove(void)
 {
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    mode_t mask;
-    int fd, saved;
-    size_t done = 0;
+    int i;
 
-    if (!tmp)
-        return NULL;
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
-    fd = mkstemp(tmp);
-    if (fd < 0)
-        goto fail;
-    while (done < len) {
-        ssize_t n = write(fd, data + done, len - done);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            goto fail_fd;
+    for (i = 0; i < MG_MAX_OUTPUTS; i++)
+        if (mg_lock_held[i]) {
+            mg_lock_held[i] = 0;
+            unlink(mg_lock_name[i]);
         }
-        done += (size_t)n;
-    }
-    /* mkstemp makes 0600; give the file the mode a plain create would. */
-    mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0)
-        goto fail_fd;
-    if (close(fd) != 0) {
-        fd = -1;
-        goto fail_fd;
-    }
-    return tmp;
+}
 
-fail_fd:
-    saved = errno;
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
-    errno = saved;
-fail:
-    saved = errno;
-    free(tmp);
-    errno = saved;
-    return NULL;
+static void mg_locks_on_signal(int sig)
+{
+    mg_locks_remove();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Removes held lock files at exit (mg_oom exits too) and on the signals
+ * that end a process by default, so that no run leaves one behind but a
+ * run killed outright (SIGKILL). A signal already ignored stays ignored.
+ * Installed once, when the first lock is taken. */
+static void mg_locks_guard(void)
+{
+    static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM};
+    static int installed;
+    struct sigaction sa, old;
+    size_t i;
+
+    if (installed)
+        return;
+    installed = 1;
+    atexit(mg_locks_remove);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = mg_locks_on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+            sigaction(sigs[i], &sa, NULL);
+}
+
+/* The descriptor N that a path spelled /dev/fd/N or /proc/self/fd/N names
+ * (where /dev/stdout and /dev/stderr lead), or -1. */
+static int mg_fd_named(const char *path)
+{
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/"};
+    size_t i, k, n = strlen(path);
+
+    for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        k = strlen(dirs[i]);
+        if (n > k && n - k <= 9 && strncmp(path, dirs[i], k) == 0 &&
+            strspn(path + k, "0123456789") == n - k)
+            return atoi(path + k);
+    }
+    return -1;
 }
 
 /* The path a symbolic link at cur points to, malloc'd: its target as
@@ -335,363 +359,147 @@ static char *mg_link_next(const char *cur)
     return next;
 }
 
-/* Whether two stat results are one file. */
-static int mg_same_file(const struct stat *a, const struct stat *b)
+/* path after its symbolic links, malloc'd; NULL with errno set. Followed by
+ * hand, not by realpath(): a dangling link's target is where a write
+ * creates the file. It stops at a name of one of this process's own
+ * descriptors, which is written through, not followed to the file the
+ * descriptor is open on. */
+static char *mg_follow(const char *path)
 {
-    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-/* The descriptor that path names when it is an entry of this process's
- * own descriptor directory (Linux's /proc/self/fd, which /dev/fd links to,
- * or /proc/thread-self/fd), however that directory is reached; -1 when it
- * is not one. The directory is told by its identity, not by its name. */
-static int mg_own_fd_entry(const char *path)
-{
-    static const char *const dirs[] = {"/proc/self/fd", "/proc/thread-self/fd"};
-    const char *base = mg_path_basename(path);
-    char *dir;
-    struct stat st, own;
-    size_t i, n = strlen(base);
-    int found = 0;
-
-    if (n == 0 || n > 9 || strspn(base, "0123456789") != n)
-        return -1;
-    dir = base == path ? strdup(".")
-                       : strndup(path, base - 1 == path ? 1 : (size_t)(base - 1 - path));
-    if (dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-        for (i = 0; i < sizeof dirs / sizeof dirs[0] && !found; i++)
-            found = stat(dirs[i], &own) == 0 && mg_same_file(&st, &own);
-    free(dir);
-    return found ? atoi(base) : -1;
-}
-
-/* Whether path, or a link on the way to its target, names one of this
- * process's own descriptors (/dev/stdout, /dev/stderr, /dev/fd/N,
- * /proc/self/fd/N): returns the descriptor, -1 when it names none, -2
- * (errno EBADF) when the descriptor it names is not open for writing,
- * found before anything is written. Such a path is
- * written through the descriptor itself (docs/reference.md, "Files and
- * streams"): following the link to a regular file and replacing that by
- * rename would leave the caller's descriptor on the old, unlinked file,
- * and reopening it would write from offset 0 over what the stream holds. */
-static int mg_own_fd(const char *path)
-{
+    struct stat st;
     char *cur = strdup(path), *next;
-    struct stat st;
-    int hops, fd = -1, flags;
+    int hops = 0;
 
-    for (hops = 0; cur && hops < 40; hops++) {
-        if ((fd = mg_own_fd_entry(cur)) >= 0 || lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
-            break;
-        next = mg_link_next(cur);
+    while (cur && mg_fd_named(cur) < 0 && lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)) {
+        next = hops++ < MG_MAX_LINKS ? mg_link_next(cur) : NULL;
+        if (hops > MG_MAX_LINKS)
+            errno = ELOOP;
         free(cur);
         cur = next;
     }
-    free(cur);
-    if (fd >= 0 && ((flags = fcntl(fd, F_GETFL)) < 0 || (flags & O_ACCMODE) == O_RDONLY)) {
-        errno = EBADF;
-        return -2;
-    }
-    return fd;
+    return cur;
 }
 
-/* Where a write to path goes (docs/reference.md, "Files and streams"):
- * *fd is set for a path that names one of this process's descriptors
- * (mg_own_fd), which is written through it; *direct is set for that and
- * for a FIFO or character device, which is written in place; a regular
- * file (or none yet) is replaced atomically, through any symbolic links,
- * so the link stays and its target changes. Anything else is refused
- * (ENOTSUP, or EISDIR). Returns the malloc'd path to write, or NULL with
- * errno set. */
-static char *mg_out_target(const char *path, int *direct, int *fd)
-{
-    struct stat st;
-    char *cur;
-    int hops;
-
-    *direct = 0;
-    if ((*fd = mg_own_fd(path)) == -2)
-        return NULL;
-    cur = strdup(path);
-    if (cur && (*fd >= 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))) {
-        if (*fd >= 0 || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
-            *direct = 1;
-            return cur;
-        }
-        free(cur);
-        errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP;
-        return NULL;
-    }
-    /* A link is followed by hand, not by realpath(): its target may not
-     * exist yet, and then it is created. */
-    for (hops = 0; cur && hops < 40; hops++) {
-        char *next;
-        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
-            return cur;
-        next = mg_link_next(cur);
-        free(cur);
-        if (!next)
-            return NULL;
-        cur = next;
-    }
-    if (cur)
-        errno = ELOOP;
-    free(cur);
-    return NULL;
-}
-
-/* Writes data through descriptor fd, at its own offset, after whatever
- * this process's streams hold (so that `--svg /dev/stdout` follows what
- * was printed before it). */
-static int mg_write_fd(int fd, const char *data, size_t len)
-{
-    size_t done = 0;
-
-    if (fflush(NULL) != 0)
-        return -1;
-    while (done < len) {
-        ssize_t n = write(fd, data + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        done += (size_t)n;
-    }
-    return 0;
-}
-
-/* Writes data to a FIFO or device in place. A FIFO that no process reads
- * is refused at once (ENXIO) rather than waited for. */
-static int mg_write_direct(const char *path, const char *data, size_t len)
-{
-    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC), saved;
-    size_t done = 0;
-
-    if (fd < 0)
-        return -1;
-    if (fcntl(fd, F_SETFL, 0) != 0)
-        goto fail;
-    while (done < len) {
-        ssize_t n = write(fd, data + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            goto fail;
-        done += (size_t)n;
-    }
-    return close(fd);
-fail:
-    saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
-}
-
-/* Removes what an earlier run killed mid-write left beside target:
- * <base>.tmp.XXXXXX and <base>.tmp.XXXXXX.old. Called under the lock, when
- * no other run of meshgen is writing there. */
-static void mg_clean_stale(const char *target)
-{
-    const char *base = strrchr(target, '/');
-    size_t dlen = base ? (size_t)(base - target) : 0, blen;
-    char *dir = base ? strndup(target, dlen ? dlen : 1) : strdup(".");
-    DIR *dh = dir ? opendir(dir) : NULL;
-    struct dirent *e;
-
-    base = base ? base + 1 : target;
-    blen = strlen(base);
-    while (dh && (e = readdir(dh)) != NULL) {
-        const char *rest = e->d_name + blen;
-        char *full;
-        if (strncmp(e->d_name, base, blen) != 0 || strncmp(rest, ".tmp.", 5) != 0 ||
-            strspn(rest + 5, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") !=
-                6 ||
-            (rest[11] != '\0' && strcmp(rest + 11, ".old") != 0))
-            continue;
-        full = malloc(strlen(dir) + strlen(e->d_name) + 2);
-        if (full) {
-            sprintf(full, "%s/%s", dir, e->d_name);
-            unlink(full);
-            free(full);
-        }
-    }
-    if (dh)
-        closedir(dh);
-    free(dir);
-}
-
-/* The locks of one write: the directory of each target, opened once per
- * directory (a second flock on another open of the same directory would
- * wait on this run's own first one). */
-struct mg_locks {
-    int n;
-    int fd[MG_MAX_OUTPUTS];    /* -1: this directory is written unlocked */
-    dev_t dev[MG_MAX_OUTPUTS]; /* which directory, to find it again and to */
-    ino_t ino[MG_MAX_OUTPUTS]; /* order the locks */
-    int of[MG_MAX_OUTPUTS];    /* each target's directory; -1: none opened */
-};
-
-/* The directory of path, opened for its lock: -2 when it may be written
- * but not read (EACCES), and then it is written unlocked; -1 when it is
- * missing or otherwise unusable (errno). */
-static int mg_open_dir(const char *path)
+/* The identity of the directory that path is in. */
+static int mg_dir_identity(const char *path, struct mg_file_id *id)
 {
     const char *slash = strrchr(path, '/');
     char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    int rc = dir ? mg_file_identity(dir, id) : -1;
 
     free(dir);
-    if (fd < 0 && errno == EACCES)
-        return -2;
-    return fd;
+    return rc;
 }
 
-/* Whether target i is written under a lock: only then are stale
- * temporaries beside it removed. */
-static int mg_locked(const struct mg_locks *k, int i)
+/* Whether a and b (after their links) are one name in one directory,
+ * however the directory is reached (a link, "."/".."). */
+static int mg_same_name(const char *a, const char *b)
 {
-    return k->of[i] >= 0 && k->fd[k->of[i]] >= 0;
+    char *fa = mg_follow(a), *fb = mg_follow(b);
+    struct mg_file_id ia, ib;
+    int same = fa && fb && strcmp(mg_path_basename(fa), mg_path_basename(fb)) == 0 &&
+               mg_dir_identity(fa, &ia) == 0 && mg_dir_identity(fb, &ib) == 0 && ia.dev == ib.dev &&
+               ia.ino == ib.ino;
+
+    free(fa);
+    free(fb);
+    return same;
 }
 
-static void mg_unlock_dirs(struct mg_locks *k)
+int mg_path_clash(const char *a, const char *b)
 {
-    int i, saved = errno;
+    struct stat sa, sb;
+    int ha = stat(a, &sa) == 0, hb = stat(b, &sb) == 0;
 
-    for (i = 0; i < k->n; i++)
-        if (k->fd[i] >= 0)
-            close(k->fd[i]);
-    k->n = 0;
-    errno = saved;
+    /* A FIFO or device is no input, and two outputs never both are. */
+    if (ha || hb)
+        return ha && hb && S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_dev == sb.st_dev &&
+               sa.st_ino == sb.st_ino;
+    return mg_same_name(a, b);
 }
 
-/* An exclusive flock on the directory of every target (the pair's and a
- * depfile's elsewhere alike), held until mg_unlock_dirs: two runs that
- * write into one directory take turns, so a .h, a .c and their depfile
- * always come from the same run, and a run's stale-temporary removal never
- * meets another run's temporary. A FIFO or device written in place is not
- * renamed and takes none (its directory is often /dev). The locks are
- * taken in (device, inode) order, so runs that share several directories
- * cannot wait on each other in a cycle. Best effort: a directory that may
- * be written but not read, or whose file system refuses flock (ENOLCK,
- * EOPNOTSUPP, EINVAL, any error but EINTR), is written unlocked, as before
- * the lock existed. -1 (errno) when a directory is missing or otherwise
- * unusable. */
-static int mg_lock_dirs(struct mg_locks *k, int n, char *const *targets, const int *direct)
+/* How an output is written. */
+enum mg_way {
+    MG_REPLACE,  /* a regular file, or none yet: through its lock file */
+    MG_IN_PLACE, /* a FIFO or a character device: opened and written */
+    MG_OWN_FD    /* one of this process's descriptors: written through it */
+};
+
+struct mg_target {
+    char *path; /* after its links, malloc'd */
+    enum mg_way way;
+    int fd;        /* MG_OWN_FD: the descriptor; MG_REPLACE: the lock file, once taken */
+    int unchanged; /* it already holds its bytes: left alone */
+};
+
+/* Where the bytes for path go. -1 with errno set: EISDIR, ENOTSUP (neither
+ * a regular file, a FIFO nor a character device), EBADF (a descriptor
+ * that is not open for writing), ELOOP. */
+static int mg_target(const char *path, struct mg_target *t)
 {
-    int i, j, r, order[MG_MAX_OUTPUTS];
     struct stat st;
+    int fd, flags;
 
-    k->n = 0;
-    for (i = 0; i < n; i++) {
-        int fd;
-        k->of[i] = -1;
-        if (direct[i] || (fd = mg_open_dir(targets[i])) == -2)
-            continue;
-        if (fd < 0 || fstat(fd, &st) != 0) {
-            if (fd >= 0)
-                close(fd);
-            mg_unlock_dirs(k);
+    t->way = MG_REPLACE;
+    t->fd = -1;
+    t->unchanged = 0;
+    if (!(t->path = mg_follow(path)))
+        return -1;
+    if ((fd = mg_fd_named(t->path)) >= 0) {
+        flags = fcntl(fd, F_GETFL);
+        if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+            errno = EBADF;
             return -1;
         }
-        for (j = 0; j < k->n && (k->dev[j] != st.st_dev || k->ino[j] != st.st_ino); j++)
-            ;
-        if (j < k->n) {
-            close(fd);
-        } else {
-            k->fd[j] = fd;
-            k->dev[j] = st.st_dev;
-            k->ino[j] = st.st_ino;
-            order[j] = j;
-            k->n++;
-        }
-        k->of[i] = j;
+        t->way = MG_OWN_FD;
+        t->fd = fd;
+        return 0;
     }
-    for (i = 1; i < k->n; i++) /* insertion sort by (device, inode) */
-        for (j = i; j > 0 && (k->dev[order[j - 1]] > k->dev[order[j]] ||
-                              (k->dev[order[j - 1]] == k->dev[order[j]] &&
-                               k->ino[order[j - 1]] > k->ino[order[j]]));
-             j--) {
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    for (i = 0; i < k->n; i++) {
-        int *fd = &k->fd[order[i]];
-        do
-            r = flock(*fd, LOCK_EX);
-        while (r != 0 && errno == EINTR);
-        if (r != 0) {
-            close(*fd);
-            *fd = -1;
-        }
+    if (lstat(t->path, &st) != 0)
+        return errno == ENOENT ? 0 : -1; /* created by the rename */
+    if (S_ISREG(st.st_mode))
+        return 0;
+    if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+        t->way = MG_IN_PLACE;
+        return 0;
+    }
+    errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP;
+    return -1;
+}
+
+static int mg_write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        data += n;
+        len -= (size_t)n;
     }
     return 0;
 }
 
-/* Replaces the regular targets together: temporaries first, then renames,
- * rolled back when one fails. Hard links keep the old files reachable
- * until every rename is done, so a failed rename can put back the ones
- * already replaced. Targets written in place are skipped here. */
-static int mg_replace_files(int n, char *const *paths, const int *direct, const char *const *data,
-                            const size_t *lens)
+/* A FIFO or device, written in place. One that no process reads is
+ * refused at once (ENXIO) rather than waited for. */
+static int mg_write_in_place(const char *path, const char *data, size_t len)
 {
-    char *tmp[MG_MAX_OUTPUTS] = {0}, *bak[MG_MAX_OUTPUTS] = {0};
-    int i, j, saved, ok = 0;
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC), saved;
 
-    for (i = 0; i < n; i++)
-        if (!direct[i] && !(tmp[i] = mg_write_temp(paths[i], data[i], lens[i])))
-            goto out;
-    for (i = 0; i < n; i++) {
-        struct stat st;
-        if (direct[i] || lstat(paths[i], &st) != 0 || !S_ISREG(st.st_mode))
-            continue;
-        bak[i] = malloc(strlen(tmp[i]) + 5);
-        if (!bak[i])
-            goto out;
-        sprintf(bak[i], "%s.old", tmp[i]);
-        if (link(paths[i], bak[i]) != 0) {
-            free(bak[i]);
-            bak[i] = NULL;
-            goto out;
-        }
+    if (fd < 0)
+        return -1;
+    if (fcntl(fd, F_SETFL, 0) != 0 || mg_write_all(fd, data, len) != 0) {
+        saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
     }
-    for (i = 0; i < n; i++) {
-        if (direct[i])
-            continue;
-        if (rename(tmp[i], paths[i]) != 0) {
-            saved = errno;
-            for (j = 0; j < i; j++) {
-                if (direct[j])
-                    continue;
-                if (bak[j] ? rename(bak[j], paths[j]) == 0 : unlink(paths[j]) == 0) {
-                    free(bak[j]);
-                    bak[j] = NULL;
-                }
-            }
-            errno = saved;
-            goto out;
-        }
-        free(tmp[i]);
-        tmp[i] = NULL;
-    }
-    ok = 1;
-out:
-    saved = errno;
-    for (i = 0; i < n; i++) {
-        if (tmp[i])
-            unlink(tmp[i]);
-        if (bak[i])
-            unlink(bak[i]);
-        free(tmp[i]);
-        free(bak[i]);
-    }
-    errno = saved;
-    return ok ? 0 : -1;
+    return close(fd);
 }
 
 /* Whether path is a regular file that holds exactly len bytes, data. Any
- * doubt (cannot open, cannot read) answers no, and the file is written.
- * O_NONBLOCK: a FIFO is not waited on (it is not a regular file). */
+ * doubt (cannot open, cannot read) answers no, and the file is written. */
 static int mg_file_equals(const char *path, const char *data, size_t len)
 {
     char chunk[8192];
@@ -721,115 +529,169 @@ out:
     return same;
 }
 
-/* Whether two targets name one file: the same name in the same directory,
- * however the directory is reached (a link, "."/".."). A directory that
- * cannot be looked at answers no; opening it for the lock then fails. */
-static int mg_same_target(const char *a, const char *b)
+/* Takes the lock file of output i: created exclusively, so that it fails
+ * with EEXIST while another run holds it. */
+static int mg_lock_take(int i, struct mg_target *t)
 {
-    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-    char *da, *db;
-    struct stat st_a, st_b;
-    int same;
+    size_t n = strlen(t->path);
 
-    if (strcmp(sa ? sa + 1 : a, sb ? sb + 1 : b) != 0)
-        return 0;
-    da = sa ? strndup(a, sa == a ? 1 : (size_t)(sa - a)) : strdup(".");
-    db = sb ? strndup(b, sb == b ? 1 : (size_t)(sb - b)) : strdup(".");
-    same = da && db && stat(da, &st_a) == 0 && stat(db, &st_b) == 0 && st_a.st_dev == st_b.st_dev &&
-           st_a.st_ino == st_b.st_ino;
-    free(da);
-    free(db);
-    return same;
+    if (n + sizeof MG_LOCK_SUFFIX > sizeof mg_lock_name[i]) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(mg_lock_name[i], t->path, n);
+    memcpy(mg_lock_name[i] + n, MG_LOCK_SUFFIX, sizeof MG_LOCK_SUFFIX);
+    t->fd = open(mg_lock_name[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (t->fd < 0)
+        return -1;
+    mg_lock_held[i] = 1;
+    return 0;
 }
 
-/* Whether descriptor fd (-1: none) is open on the regular file that path
- * names: /dev/stdout while stdout is redirected to the .c. */
-static int mg_fd_is_target(int fd, const char *path)
+/* Closes and removes the lock file of output i, if it holds one. */
+static void mg_lock_drop(int i, struct mg_target *t)
 {
-    struct stat a, b;
+    int saved = errno;
 
-    return fd >= 0 && fstat(fd, &a) == 0 && S_ISREG(a.st_mode) && stat(path, &b) == 0 &&
-           mg_same_file(&a, &b);
+    if (t->way != MG_REPLACE)
+        return;
+    if (t->fd >= 0)
+        close(t->fd);
+    t->fd = -1;
+    if (mg_lock_held[i]) {
+        mg_lock_held[i] = 0;
+        unlink(mg_lock_name[i]);
+    }
+    errno = saved;
 }
 
-/* mg_write_files and mg_write_changed: with only_changed, a regular target
- * that already holds its bytes is left alone. The comparison is made under
- * the lock too, so a run never keeps one file of a pair that another run
- * is replacing. */
-static int mg_write_set(int n, const char *const *paths, const char *const *data,
-                        const size_t *lens, int only_changed)
+/* Takes the lock file of every output that is replaced, or none: while
+ * another run holds one of them, gives back those taken and tries again
+ * after a pause, so that two runs that want the same files never wait on
+ * each other. 0, or -1 with errno and *failed set. */
+static int mg_lock_all(int n, struct mg_target *t, int *failed)
 {
-    char *target[MG_MAX_OUTPUTS] = {0};
-    int direct[MG_MAX_OUTPUTS] = {0}, fd[MG_MAX_OUTPUTS], i, m, saved, rc = -1;
-    struct mg_locks locks = {0};
-    const char *d[MG_MAX_OUTPUTS];
-    size_t l[MG_MAX_OUTPUTS];
+    long waited = 0, pause_ms = 1;
+    int i, j;
 
-    if (n > MG_MAX_OUTPUTS || n < 1) {
+    mg_locks_guard();
+    for (;;) {
+        struct timespec ts;
+        for (i = 0; i < n; i++)
+            if (t[i].way == MG_REPLACE && mg_lock_take(i, &t[i]) != 0)
+                break;
+        if (i == n)
+            return 0;
+        for (j = 0; j < i; j++)
+            mg_lock_drop(j, &t[j]);
+        if (errno != EEXIST || waited >= MG_LOCK_WAIT_MS) {
+            *failed = i;
+            return -1;
+        }
+        /* The process id staggers two runs that retry in step. */
+        pause_ms = pause_ms < 50 ? 2 * pause_ms + (getpid() & 1) : 100;
+        ts.tv_sec = 0;
+        ts.tv_nsec = pause_ms * 1000000L;
+        nanosleep(&ts, NULL);
+        waited += pause_ms;
+    }
+}
+
+/* Fills the lock files of the outputs whose bytes change, each synced to
+ * disk, and drops those of the outputs that already hold their bytes. */
+static int mg_fill_locks(int n, struct mg_target *t, const struct mg_output *out, int *failed)
+{
+    int i, fd;
+
+    for (i = 0; i < n; i++) {
+        if (t[i].way != MG_REPLACE)
+            continue;
+        /* Compared under the lock: no other run is replacing it now. */
+        if (mg_file_equals(t[i].path, out[i].data, out[i].len)) {
+            mg_lock_drop(i, &t[i]);
+            t[i].unchanged = 1;
+            continue;
+        }
+        fd = t[i].fd;
+        t[i].fd = -1;
+        if (mg_write_all(fd, out[i].data, out[i].len) != 0 || fsync(fd) != 0) {
+            int saved = errno;
+            close(fd);
+            errno = saved;
+            *failed = i;
+            return -1;
+        }
+        if (close(fd) != 0) {
+            *failed = i;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Writes an output that is not replaced: a FIFO or device in place, a
+ * descriptor after whatever this process's streams hold (so that `show
+ * --svg /dev/stdout` follows the grid). */
+static int mg_write_direct(const struct mg_target *t, const struct mg_output *o)
+{
+    if (t->way == MG_IN_PLACE)
+        return mg_write_in_place(t->path, o->data, o->len);
+    if (fflush(NULL) != 0)
+        return -1;
+    return mg_write_all(t->fd, o->data, o->len);
+}
+
+int mg_write_outputs(int n, const struct mg_output *out, int *failed)
+{
+    struct mg_target t[MG_MAX_OUTPUTS];
+    int i, made = 0, rc = -1;
+
+    *failed = 0;
+    if (n < 1 || n > MG_MAX_OUTPUTS) {
         errno = EINVAL;
         return -1;
     }
-    for (i = 0; i < n; i++)
-        if (!(target[i] = mg_out_target(paths[i], &direct[i], &fd[i])))
+    for (made = 0; made < n; made++)
+        if (mg_target(out[made].path, &t[made]) != 0) {
+            *failed = made++;
             goto out;
-    /* Two names of one file (a depfile that is the .c, or /dev/stdout
-     * when stdout is the .c) would leave it holding whichever was
-     * renamed last: refused, nothing written. */
-    for (i = 0; i < n; i++)
-        for (m = i + 1; m < n; m++)
-            if (mg_same_target(target[i], target[m]) || mg_fd_is_target(fd[i], target[m]) ||
-                mg_fd_is_target(fd[m], target[i])) {
-                errno = EEXIST;
-                goto out;
-            }
-    if (mg_lock_dirs(&locks, n, target, direct) != 0)
-        goto out;
-    for (i = m = 0; i < n; i++) {
-        /* Only under the lock: unlocked, another run's temporaries look stale. */
-        if (!direct[i] && mg_locked(&locks, i))
-            mg_clean_stale(target[i]);
-        if (only_changed && !direct[i] && mg_file_equals(target[i], data[i], lens[i])) {
-            free(target[i]);
-            continue;
         }
-        target[m] = target[i];
-        direct[m] = direct[i];
-        fd[m] = fd[i];
-        d[m] = data[i];
-        l[m] = lens[i];
-        m++;
+    if (mg_lock_all(n, t, failed) != 0 || mg_fill_locks(n, t, out, failed) != 0)
+        goto out;
+    /* Every file is written before any is replaced: a full disk or a
+     * file-size limit leaves every target as it was. */
+    for (i = 0; i < n; i++) {
+        if (t[i].way != MG_REPLACE || t[i].unchanged)
+            continue;
+        if (rename(mg_lock_name[i], t[i].path) != 0) {
+            *failed = i;
+            goto out;
+        }
+        mg_lock_held[i] = 0;
     }
-    for (i = m; i < n; i++)
-        target[i] = NULL;
-    rc = mg_replace_files(m, target, direct, d, l);
-    /* In place last: nothing goes to a FIFO or device unless the files
-     * that are replaced have been. */
-    for (i = 0; rc == 0 && i < m; i++)
-        if (direct[i])
-            rc = fd[i] >= 0 ? mg_write_fd(fd[i], d[i], l[i])
-                            : mg_write_direct(target[i], d[i], l[i]);
-out:
-    saved = errno;
-    mg_unlock_dirs(&locks);
+    /* In place last: a FIFO's reader sees nothing unless the files have
+     * been replaced. */
     for (i = 0; i < n; i++)
-        free(target[i]);
-    errno = saved;
+        if (t[i].way != MG_REPLACE && mg_write_direct(&t[i], &out[i]) != 0) {
+            *failed = i;
+            goto out;
+        }
+    rc = 0;
+out:
+    for (i = 0; i < made; i++) {
+        mg_lock_drop(i, &t[i]);
+        free(t[i].path);
+    }
     return rc;
 }
 
-int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens)
+const char *mg_output_lock(struct mg_arena *a, const char *path)
 {
-    return mg_write_set(n, paths, data, lens, 0);
-}
+    char *target = mg_follow(path);
+    const char *lock = mg_printf(a, "%s%s", target ? target : path, MG_LOCK_SUFFIX);
 
-int mg_write_atomic(const char *path, const char *data, size_t len)
-{
-    return mg_write_files(1, &path, &data, &len);
-}
-
-int mg_write_changed(int n, const char *const *paths, const char *const *data, const size_t *lens)
-{
-    return mg_write_set(n, paths, data, lens, 1);
+    free(target);
+    return lock;
 }
 
 int mg_write_stream(FILE *out, const char *data, size_t len)

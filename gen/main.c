@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,8 +487,12 @@ static int mg_main(int argc, char **argv)
  * exit 2 has said why. */
 int main(int argc, char **argv)
 {
-    int code = mg_main(argc, argv), err;
+    int code, err;
 
+    /* A file-size limit (ulimit -f) then fails a write with EFBIG, which is
+     * reported as an I/O error, instead of killing the process silently. */
+    signal(SIGXFSZ, SIG_IGN);
+    code = mg_main(argc, argv);
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
         return code;

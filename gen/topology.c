@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <hwloc.h>
 
@@ -639,6 +640,26 @@ static char *mg_xml_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
     return xml;
 }
 
+/* Ends the run as out of memory (exit 2) unless what hwloc allocates to
+ * load the source, counted generously, could be allocated now: hwloc 2.9
+ * does not check all of its allocations, and one that fails is a crash.
+ * Every object has bitmaps of a bit per PU, so a synthetic topology takes
+ * about the square of its PUs, and an XML file libxml2's tree besides. */
+static void mg_hwloc_make_room(enum mg_source kind, const char *source, const char *desc)
+{
+    const size_t base = (size_t)16 << 20;
+    int64_t pus = kind == MG_SOURCE_SYNTHETIC ? mg_synthetic_leaves(desc) : 0;
+    struct stat st;
+    size_t need = base + (stat(source, &st) == 0 ? 16 * (size_t)st.st_size : 0);
+
+    if (kind == MG_SOURCE_LIVE)
+        need = 4 * base;
+    else if (kind == MG_SOURCE_SYNTHETIC)
+        need = base + 2 * (size_t)(pus > 0 ? pus * pus : 0);
+    if (!mg_room_for(need))
+        mg_oom();
+}
+
 /* Points hwloc at the source and loads it. Every failure is reported,
  * naming the file by its label (as the user wrote it). */
 static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t topo,
@@ -648,6 +669,7 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
     char *xml = NULL;
     int ok = 1, xml_major = -1;
 
+    mg_hwloc_make_room(kind, source, desc);
     /* Without this, hwloc drops every PCI and OS device. */
     hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
     switch (kind) {

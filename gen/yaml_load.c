@@ -83,11 +83,9 @@ struct mg_yloader {
 static void *mg_yaml_realloc(void *p, size_t n, size_t size)
 {
     void *q;
-    if (n > SIZE_MAX / size || !(q = realloc(p, n * size))) {
-        /* The same policy as the arena: nothing useful is left to do. */
-        fputs("meshgen: out of memory\n", stderr);
-        abort();
-    }
+    /* The same policy as the arena: nothing useful is left to do. */
+    if (n > SIZE_MAX / size || !(q = realloc(p, n * size)))
+        mg_oom();
     return q;
 }
 
@@ -166,8 +164,8 @@ static void mg_yaml_syntax_error(struct mg_yloader *l, const yaml_parser_t *p)
 
     switch (p->error) {
     case YAML_MEMORY_ERROR:
-        mg_error(l->diags, MG_CHK_YAML_SYNTAX, mg_yaml_offset_mark(l, 0),
-                 "libyaml ran out of memory while reading the file");
+        /* Not the file's fault: the arena's policy, exit 2. */
+        mg_oom();
         break;
     case YAML_READER_ERROR:
         if (p->problem_value >= 0)
@@ -491,11 +489,9 @@ struct mg_node *mg_yaml_parse(struct mg_arena *a, struct mg_diags *d, const char
         l.len >= 2 && (memcmp(l.buf, "\xFE\xFF", 2) == 0 || memcmp(l.buf, "\xFF\xFE", 2) == 0);
     mg_yaml_pos_start(&l);
 
-    if (!yaml_parser_initialize(&parser)) {
-        mg_error(d, MG_CHK_YAML_SYNTAX, mg_yaml_offset_mark(&l, 0),
-                 "libyaml could not be initialised (out of memory)");
-        return NULL;
-    }
+    /* It fails only for want of memory: the arena's policy, exit 2. */
+    if (!yaml_parser_initialize(&parser))
+        mg_oom();
     yaml_parser_set_input_string(&parser, (const unsigned char *)l.buf, l.len);
     while (more) {
         if (!yaml_parser_parse(&parser, &ev)) {

@@ -67,7 +67,7 @@ def main():
         # No HostName of its own: the snapshot must keep "localhost".
         roundtrip(meshgen, tmp, "synthetic:pack:2 numa:2 core:4 pu:2", "synthetic")
 
-        # An existing file is replaced whole, and no temporary file is left.
+        # An existing file is replaced whole, and no lock file is left.
         target = os.path.join(tmp, "live-1.xml")
         with open(target, "w") as f:
             f.write("old")
@@ -75,8 +75,8 @@ def main():
                "export over an existing file failed")
         with open(target, "rb") as f, open(os.path.join(tmp, "live-2.xml"), "rb") as g:
             expect(f.read() == g.read(), "export over an existing file differs")
-        leftovers = [n for n in os.listdir(tmp) if ".tmp." in n]
-        expect(not leftovers, f"temporary files left behind: {leftovers}")
+        leftovers = [n for n in os.listdir(tmp) if n.endswith(".lock")]
+        expect(not leftovers, f"lock files left behind: {leftovers}")
 
         yaml_path = os.path.join(tmp, "hosts.yaml")
         with open(yaml_path, "w") as f:

@@ -12,13 +12,19 @@ of the machine is written.
   a message when stdout cannot be written (a pipe whose reader has closed,
   SIGPIPE ignored);
 - concurrent generate runs into one directory always leave a .h and a .c of
-  the same run, and a run removes the temporaries a killed run left beside
-  its own outputs, and nothing else;
+  the same run and no lock file; a lock file that stays (a run killed with
+  SIGKILL) makes a run wait, then exit 2 naming it, with nothing written
+  and the lock file left alone;
 - a FIFO as the spec, --inventory, a spec's inventory: or an inventory's
   topology: is refused at once (exit 2), a missing, directory or looping
   input is an I/O error (exit 2) wherever it is named;
-- -o naming a regular file says so; a --depfile that is the .h or the .c
-  (by any path) is refused and nothing is written;
+- -o naming a regular file says so; a .h that is a directory is named in
+  the message (not -o's directory), and nothing is written;
+- no output over an input or another output: a --depfile that is the .h or
+  the .c (by any path), the spec, the inventory or a topology; show --svg
+  over the spec; a spec named like the .h it generates; inventory --export
+  over the XML it reads; through links and "..", and before the output
+  exists (two outputs of one name): exit 2 naming both, nothing written;
 - a path that names meshgen's own descriptor (/dev/stdout, /dev/stderr,
   /dev/fd/N, /proc/self/fd/N), with that descriptor on a private regular
   file, is written through the descriptor at its offset (the file keeps
@@ -155,7 +161,7 @@ def outputs(meshgen, d, c):
                 os.path.join(out, "..", "gen", "same_mesh.c")):
         p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "same",
                 "--depfile", dep, "-o", out)
-        c.expect(p.returncode == 2 and b"the depfile is the .h or the .c" in p.stderr and
+        c.expect(p.returncode == 2 and b"which this run also writes" in p.stderr and
                  not os.path.exists(os.path.join(out, "same_mesh.h")) and
                  not os.path.exists(os.path.join(out, "same_mesh.c")),
                  f"--depfile {dep}, one of the tables: exit {p.returncode} {p.stderr}")
@@ -225,7 +231,7 @@ def own_streams(meshgen, d, c):
     with open(os.path.join(d, "own_mesh.c"), "wb") as f:
         p = subprocess.run([meshgen] + gen + ["--depfile", "/dev/stdout"], stdout=f,
                            stderr=subprocess.PIPE, timeout=TIMEOUT)
-    c.expect(p.returncode == 2 and b"the depfile is the .h or the .c" in p.stderr and
+    c.expect(p.returncode == 2 and b"it is the .c" in p.stderr and
              not os.path.exists(os.path.join(d, "own_mesh.h")),
              f"--depfile /dev/stdout > the .c: exit {p.returncode} {p.stderr}")
 
@@ -275,18 +281,62 @@ def concurrent(meshgen, d, c, rounds=60):
             mixed += 1
     c.expect(mixed == 0, f"concurrent generate: {mixed} of {rounds} rounds left a .h and a .c "
              "of different runs")
-    c.expect(not [f for f in os.listdir(out) if ".tmp." in f], "concurrent generate left temporaries")
+    c.expect(not [f for f in os.listdir(out) if f.endswith(".lock")],
+             "concurrent generate left lock files")
 
-    # What a killed run leaves beside this run's outputs goes; others' stay.
-    stale = ["race_mesh.h.tmp.AbC123", "race_mesh.c.tmp.xYz789", "race_mesh.h.tmp.q1w2e3.old"]
-    keep = ["other_mesh.h.tmp.AbC123", "race_mesh.h.tmp.toolong1", "notes.txt"]
-    for f in stale + keep:
-        open(os.path.join(out, f), "w").close()
+    # A lock file that stays: the run waits, then says which, writes
+    # nothing, and leaves the lock file (it is not its own) alone.
+    before = {f: open(os.path.join(out, f), "rb").read() for f in os.listdir(out)}
+    open(os.path.join(out, "race_mesh.c.lock"), "w").close()
     p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "race", "-o", out)
-    left = set(os.listdir(out))
-    c.expect(p.returncode == 0 and not (set(stale) & left),
-             f"stale temporaries not removed: {sorted(set(stale) & left)}")
-    c.expect(set(keep) <= left, f"files not this run's were removed: {sorted(set(keep) - left)}")
+    c.expect(p.returncode == 2 and b"race_mesh.c.lock' stayed" in p.stderr and
+             b"another meshgen run" in p.stderr, f"a stale lock: exit {p.returncode} {p.stderr}")
+    c.expect(sorted(os.listdir(out)) == sorted(list(before) + ["race_mesh.c.lock"]) and
+             all(open(os.path.join(out, f), "rb").read() == v for f, v in before.items()),
+             f"a stale lock: the directory changed: {sorted(os.listdir(out))}")
+
+
+def over_inputs(meshgen, d, c):
+    """No output lands on an input of the same run, or on another output."""
+    topo = os.path.join(d, "topo.xml")
+    p = run(meshgen, "inventory", "--inventory", INV, "--export", topo)
+    c.expect(p.returncode == 0, f"export for the inputs: exit {p.returncode} {p.stderr}")
+    files = {
+        "s.yaml": "meshgen: 1\nname: m\ninventory: inv.yaml\nmesh: {axes: [dp], shape: [-1]}\n",
+        "inv.yaml": "meshgen-inventory: 1\nhosts:\n  - names: h1\n    topology: topo.xml\n",
+        # A spec named like the .h it generates.
+        "m_mesh.h": "meshgen: 1\nname: m\ninventory: inv.yaml\nmesh: {axes: [dp], shape: [-1]}\n",
+    }
+    files = {name: text.encode() for name, text in files.items()}
+    files["topo.xml"] = open(topo, "rb").read()
+    os.symlink("s.yaml", os.path.join(d, "spec-link"))
+    os.mkdir(os.path.join(d, "sub"))
+    gen = ["generate", "s.yaml", "-o", "out"]
+    os.mkdir(os.path.join(d, "out"))
+    for args, out, inp in (
+            (gen + ["--depfile", "s.yaml"], "'s.yaml'", "the spec 's.yaml'"),
+            (gen + ["--depfile", "spec-link"], "'spec-link'", "the spec 's.yaml'"),
+            (gen + ["--depfile", "sub/../inv.yaml"], "'sub/../inv.yaml'", "the inventory"),
+            (gen + ["--depfile", "topo.xml"], "'topo.xml'", "the topology 'topo.xml'"),
+            (gen + ["--depfile", "out/fresh_mesh.c", "--name", "fresh"], "'out/fresh_mesh.c'",
+             "the .c 'out/fresh_mesh.c'"),
+            (["show", "s.yaml", "--svg", "s.yaml"], "the SVG 's.yaml'", "the spec 's.yaml'"),
+            (["generate", "m_mesh.h", "-o", "."], "the .h './m_mesh.h'", "the spec 'm_mesh.h'"),
+            (["inventory", "--inventory", "topo.xml", "--export", "./topo.xml"],
+             "the snapshot './topo.xml'", "the inventory 'topo.xml'")):
+        for name, text in files.items():  # each case from whole inputs
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(text)
+        before = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)
+                  if os.path.isfile(os.path.join(d, f))}
+        p = run(meshgen, *args, cwd=d)
+        after = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)
+                 if os.path.isfile(os.path.join(d, f))}
+        c.expect(p.returncode == 2 and out.encode() in p.stderr and inp.encode() in p.stderr,
+                 f"{' '.join(args)}: exit {p.returncode}, expected 2 naming {out} and {inp}: "
+                 f"{p.stderr}")
+        c.expect(after == before and not os.listdir(os.path.join(d, "out")) and not p.stdout,
+                 f"{' '.join(args)}: something was written")
 
 
 def inputs(meshgen, d, c):
@@ -338,13 +388,19 @@ def inputs(meshgen, d, c):
     p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "-o", "afile", cwd=d)
     c.expect(p.returncode == 2 and b"'afile' is a regular file, not a directory" in p.stderr,
              f"-o FILE: exit {p.returncode}: {p.stderr}")
+    # A directory where the .h goes: the message names it, not -o's.
+    os.makedirs(os.path.join(d, "odir", "mesh_mesh.h"))
+    p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "-o", "odir", cwd=d)
+    c.expect(p.returncode == 2 and b"'odir/mesh_mesh.h': it is a directory" in p.stderr and
+             os.listdir(os.path.join(d, "odir")) == ["mesh_mesh.h"],
+             f"the .h a directory: exit {p.returncode}: {p.stderr}")
 
 
 def main():
     meshgen = os.path.abspath(sys.argv[1])
     c = Checks()
     with tempfile.TemporaryDirectory() as d:
-        for part in (outputs, own_streams, stdout_failures, concurrent, inputs):
+        for part in (outputs, own_streams, stdout_failures, concurrent, over_inputs, inputs):
             sub = os.path.join(d, part.__name__)
             os.mkdir(sub)
             part(meshgen, sub, c)

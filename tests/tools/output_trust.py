@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Output that can be trusted: atomic generation and the version guards.
 
-- A run that fails after writing has begun (the .c target is a directory,
-  so its rename fails after the .h was written and renamed) leaves the
-  previous .h and .c byte for byte as they were.
-- A run killed mid-write (SIGXFSZ from a file-size limit smaller than the
-  output) leaves the previous files as they were.
+- A run whose .c target is a directory leaves the previous .h and .c byte
+  for byte as they were, and no lock file.
+- A run whose write fails midway (a file-size limit smaller than the
+  output: EFBIG, SIGXFSZ being ignored) exits 2 and leaves the previous
+  files as they were, and no lock file.
 - A failed check writes nothing at all.
 - A result that cannot be written to standard output (a file-size limit
   with SIGXFSZ ignored makes the write fail with EFBIG) is an I/O error,
@@ -49,7 +49,7 @@ def main():
         assert gen(meshgen, out, MESH_A).returncode == 0
         before = snapshot(out)
 
-        # 1. The .c rename fails after the .h was replaced: both roll back.
+        # 1. The .c cannot be replaced: neither is.
         c_path = os.path.join(out, "trust_mesh.c")
         os.rename(c_path, c_path + ".saved")
         os.mkdir(c_path)
@@ -59,27 +59,26 @@ def main():
             fails.append(f"failed write: exit {p.returncode}, expected 2")
         if open(os.path.join(out, "trust_mesh.h"), "rb").read() != before["trust_mesh.h"]:
             fails.append("failed write: the .h changed although the .c could not be written")
-        leftovers = [f for f in os.listdir(out) if ".tmp." in f]
+        leftovers = [f for f in os.listdir(out) if f.endswith(".lock")]
         if leftovers:
-            fails.append(f"failed write: temporary files left behind: {leftovers}")
+            fails.append(f"failed write: lock files left behind: {leftovers}")
         shutil.rmtree(c_path)
         os.rename(c_path + ".saved", c_path)
 
-        # 2. Killed mid-write by a file-size limit.
+        # 2. A write that fails midway, under a file-size limit.
         import resource
 
         def limit():
             resource.setrlimit(resource.RLIMIT_FSIZE, (512, 512))
         p = gen(meshgen, out, MESH_B, preexec=limit)
-        if p.returncode >= 0:
-            fails.append(f"killed write: exit {p.returncode}, expected death by SIGXFSZ")
-        after = {f: d for f, d in snapshot(out).items() if ".tmp." not in f}
-        if after != before:
-            fails.append("killed write: the previous outputs changed")
+        if p.returncode != 2 or b"File too large" not in p.stderr:
+            fails.append(f"write over the size limit: exit {p.returncode}, expected 2 {p.stderr!r}")
+        if snapshot(out) != before:
+            fails.append("write over the size limit: the outputs changed or a lock file stayed")
 
         # 3. A failed check writes nothing.
         p = gen(meshgen, out, "dp:3,tp:4")
-        if p.returncode != 1 or {f: d for f, d in snapshot(out).items() if ".tmp." not in f} != before:
+        if p.returncode != 1 or snapshot(out) != before:
             fails.append("failed check: outputs changed or wrong exit code")
 
         # 4. A result larger than stdout may take: exit 2, said on stderr.

@@ -51,10 +51,14 @@ struct mg_arena {
 
 void mg_arena_init(struct mg_arena *a);
 void mg_arena_free(struct mg_arena *a);
-/* Prints "out of memory" and ends the process: the policy of every
- * allocation of the generator. */
-void mg_oom(void);
-/* Zeroed memory; aborts the process on exhaustion (the CLI has nothing
+/* Prints "out of memory" and ends the process with exit 2 (MG_EXIT_USAGE):
+ * the policy of every allocation of the generator. */
+_Noreturn void mg_oom(void);
+/* Whether `bytes` more could be allocated now (under `ulimit -v`): asked
+ * before a library that does not check its own allocations (hwloc) is
+ * given work of about that size. */
+int mg_room_for(size_t bytes);
+/* Zeroed memory; ends the process on exhaustion (the CLI has nothing
  * better to do, and every caller would otherwise repeat the check). */
 void *mg_alloc(struct mg_arena *a, size_t size);
 void *mg_alloc_array(struct mg_arena *a, size_t n, size_t size);
@@ -774,22 +778,6 @@ void mg_report_add(struct mg_report *r, struct mg_buf *out, const struct mg_diag
 void mg_report_end(struct mg_report *r, struct mg_buf *out, int exit_code);
 /* One set of diagnostics as a whole report (begin, add, end). */
 void mg_emit_diags(struct mg_buf *out, const struct mg_diags *d, enum mg_diag_format fmt);
-
-/* io.c: writes data to path through a temporary file in the same directory
- * and a rename, so readers see the old file or the new one, never a part.
- * Returns 0, or -1 with errno set. */
-int mg_write_atomic(const char *path, const char *data, size_t len);
-/* The same for a set of files that belong together (a .h and its .c):
- * either all are replaced or none is. At most MG_MAX_OUTPUTS. Two paths
- * that name one file (through a link or "..") are refused: EEXIST. */
-#define MG_MAX_OUTPUTS 4
-int mg_write_files(int n, const char *const *paths, const char *const *data, const size_t *lens);
-/* mg_write_files for the files whose bytes differ from data: a file that
- * already holds exactly its data is left alone, mtime and all, so that a
- * regeneration that changes nothing rebuilds nothing (a build tool with
- * restat, such as Ninja, sees the outputs as up to date). Every output of
- * the tool goes through it. */
-int mg_write_changed(int n, const char *const *paths, const char *const *data, const size_t *lens);
 
 /* ---- the commands of the tool (driver.c) ------------------------------------- */
 
