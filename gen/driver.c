@@ -255,6 +255,7 @@ static int mg_finish(struct mg_run *r, int ok)
     int code;
 
     mg_buf_init(&b);
+    mg_diags_sort(&r->diags);
     mg_report_add(r->report, &b, &r->diags);
     /* Nothing is left to tell when the diagnostics themselves cannot be
      * written. */

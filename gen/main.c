@@ -174,6 +174,7 @@ static int mg_usage_error(enum mg_command cmd, const char *fmt, ...)
 static int mg_option_word(enum mg_command cmd, const char *option, const struct mg_words *words,
                           const char *value, int *out)
 {
+    struct mg_suggest s;
     struct mg_buf b;
     char shown[1024];
 
@@ -182,8 +183,13 @@ static int mg_option_word(enum mg_command cmd, const char *option, const struct 
         return 0;
     mg_buf_init(&b);
     mg_word_list(&b, words, " or ");
-    mg_usage_error(cmd, "%s must be %s, not '%s'", option, b.data,
-                   mg_arg_shown(value, shown, sizeof shown));
+    mg_suggest_init(&s, value);
+    mg_suggest_words(&s, words);
+    mg_buf_puts(&b, ", not '");
+    mg_buf_puts(&b, mg_arg_shown(value, shown, sizeof shown));
+    mg_buf_puts(&b, "'");
+    mg_suggest_put(&b, &s);
+    mg_usage_error(cmd, "%s must be %s", option, b.data);
     mg_buf_free(&b);
     return -1;
 }
@@ -246,17 +252,48 @@ static int mg_option_count(enum mg_command cmd, const char *option, const char *
     return -1;
 }
 
+/* "; did you mean '--inventory'?" for an unknown long option (written
+ * without its "--"; a "=value" is not part of its name), into buf. */
+static const char *mg_option_suggestion(const char *name, char *buf, size_t cap)
+{
+    struct mg_suggest s;
+    const char *w[MG_SUGGEST_MAX];
+    char word[64];
+    size_t i, n = strcspn(name, "=");
+    int k, found;
+
+    buf[0] = '\0';
+    if (n >= sizeof word)
+        return buf;
+    memcpy(word, name, n);
+    word[n] = '\0';
+    mg_suggest_init(&s, word);
+    for (i = 0; mg_long_options[i].name; i++)
+        mg_suggest_add(&s, mg_long_options[i].name);
+    found = mg_suggest_result(&s, w);
+    for (k = 0; k < found; k++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s'--%s'",
+                 k == 0           ? "; did you mean "
+                 : k + 1 == found ? " or "
+                                  : ", ",
+                 w[k]);
+    if (found)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "?");
+    return buf;
+}
+
 /* An unknown option: a long one as written; a short one by its letter and
  * the word it starts, which may be a file whose name starts with '-'
  * (`validate -weird.yaml`), so the message says how to name such a file. */
 static int mg_unknown_option(enum mg_command cmd, const char *arg)
 {
-    char shown[1024], letter[8];
+    char shown[1024], letter[8], hint[160];
     const char in[] = {'-', arg[1], '\0'};
 
     mg_arg_shown(arg, shown, sizeof shown);
     if (arg[1] == '-')
-        return mg_usage_error(cmd, "unknown option '%s'", shown);
+        return mg_usage_error(cmd, "unknown option '%s'%s", shown,
+                              mg_option_suggestion(arg + 2, hint, sizeof hint));
     mg_arg_shown(in, letter, sizeof letter);
     if (!arg[2])
         return mg_usage_error(
@@ -373,12 +410,30 @@ static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_fi
     return -1;
 }
 
+/* An unknown command, with the one it may stand for, then the usage
+ * (after `gap`). */
+static void mg_unknown_command(const char *arg, const char *gap)
+{
+    struct mg_suggest s;
+    struct mg_buf b;
+    char shown[1024];
+
+    mg_suggest_init(&s, arg);
+    mg_suggest_words(&s, &mg_command_words);
+    mg_suggest_add(&s, "help");
+    mg_suggest_add(&s, "version");
+    mg_buf_init(&b);
+    mg_suggest_put(&b, &s);
+    fprintf(stderr, "meshgen: unknown command '%s'%s\n%s%s", mg_arg_shown(arg, shown, sizeof shown),
+            b.data ? b.data : "", gap, mg_usage_main);
+    mg_buf_free(&b);
+}
+
 /* What comes before a command: help, the version, or no command. Returns
  * the command, or -1 with *code set when there is nothing more to do. */
 static int mg_find_command(int argc, char **argv, int *code)
 {
     int cmd;
-    char shown[1024];
 
     *code = MG_EXIT_OK;
     if (argc < 2) {
@@ -401,8 +456,7 @@ static int mg_find_command(int argc, char **argv, int *code)
         }
         cmd = mg_word_value(&mg_command_words, argv[2]);
         if (cmd < 0) {
-            fprintf(stderr, "meshgen: unknown command '%s'\n%s",
-                    mg_arg_shown(argv[2], shown, sizeof shown), mg_usage_main);
+            mg_unknown_command(argv[2], "");
             *code = MG_EXIT_USAGE;
             return -1;
         }
@@ -411,8 +465,7 @@ static int mg_find_command(int argc, char **argv, int *code)
     }
     cmd = mg_word_value(&mg_command_words, argv[1]);
     if (cmd < 0) {
-        fprintf(stderr, "meshgen: unknown command '%s'\n\n%s",
-                mg_arg_shown(argv[1], shown, sizeof shown), mg_usage_main);
+        mg_unknown_command(argv[1], "\n");
         *code = MG_EXIT_USAGE;
     }
     return cmd;
