@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -539,7 +540,13 @@ static int mg_main(int argc, char **argv)
  * exit 2 has said why. */
 int main(int argc, char **argv)
 {
-    int code = mg_main(argc, argv), err;
+    int code, err;
+
+    /* A reader that goes away (`meshgen show big.yaml | head`) is a write
+     * error like any other, reported with exit 2, not a silent death by
+     * SIGPIPE (exit 141) that could leave the work half done. */
+    signal(SIGPIPE, SIG_IGN);
+    code = mg_main(argc, argv);
 
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
