@@ -85,12 +85,15 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
     [MG_CMD_SHOW] =
         {"meshgen show [options] FILE",
          "Draws the mesh as a grid (rows: all axes but the last; columns: the last),\n"
-         "each cell a device id, coloured by host, slice or MPMD stage.\n",
+         "each cell a device id and its host's index (the hosts named below), coloured\n"
+         "by host, slice or MPMD stage; past 256 hosts by slice, or by runs of\n"
+         "consecutive hosts. At most 1000 rows and 64 columns, then a note.\n",
          "  --color WHEN      auto (default: when stdout is a terminal, TERM is set and\n"
          "                    not 'dumb', and NO_COLOR is unset), always or never\n"
          "  --color-by KEY    what colours a cell: host (default), slice or stage\n"
          "  --svg FILE        also draw the grid as an SVG picture into FILE (with a\n"
-         "                    legend; past 64 rows or columns, blocks of positions);\n"
+         "                    legend by name; past 64 rows or columns, blocks of\n"
+         "                    positions), written even when stdout's reader goes away;\n"
          "                    for a TPU mesh, below it each slice chip by chip, one\n"
          "                    x-y plane per z, with its wraparound links\n"},
     [MG_CMD_INVENTORY] =
