@@ -305,8 +305,9 @@ static int check_sharding_axis(const struct mg_check_ctx *c)
             for (k = 0; k < sh->dims[d].n_axes; k++)
                 if (mg_axis_lookup(c->spec, sh->dims[d].axes[k]) < 0) {
                     mg_error(c->diags, MG_CHK_SHARDING_AXIS, sh->dims[d].axes_at[k],
-                             "sharding '%s' uses axis '%s', which is not in 'axes'", sh->name,
-                             sh->dims[d].axes[k]);
+                             "sharding '%s' uses axis '%s', which is not in 'axes'%s", sh->name,
+                             sh->dims[d].axes[k],
+                             mg_suggest_axis(c->arena, c->spec, sh->dims[d].axes[k]));
                     ok = 0;
                 }
     }
@@ -592,34 +593,58 @@ static int check_sharding_divides(const struct mg_check_ctx *c)
 
 /* ---- plan phase ---------------------------------------------------------------------- */
 
+/* Whether process i holds devices in two MPMD stages; if so, *dev_a in
+ * stage *st_a and *dev_b in stage *st_b are the first two that differ. */
+static int mg_process_two_stages(const struct mg_plan *p, int i, int *dev_a, int *st_a, int *dev_b,
+                                 int *st_b)
+{
+    const struct mg_plan_process *pr = &p->processes[i];
+    int j;
+
+    for (j = 0; j < pr->count; j++) {
+        int dev = p->process_devices[pr->first + j];
+        int stage = mg_stage_of(p, p->device_index[dev]);
+        if (j == 0) {
+            *dev_a = dev;
+            *st_a = stage;
+        } else if (stage != *st_a) {
+            *dev_b = dev;
+            *st_b = stage;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* One mistake, one error: when the MPMD axis splits processes, every
+ * process of a host-wide layout usually is split alike, so the processes
+ * are counted and the first is described, at the one place to fix. */
 static int check_mpmd_process(const struct mg_check_ctx *c)
 {
     const struct mg_plan *p = c->plan;
-    int i, j, ok = 1;
+    int i, n_bad = 0, first = -1, dev_a = 0, st_a = 0, dev_b = 0, st_b = 0;
+    int a, sa, b, sb;
+    const char *what;
+
     if (p->mpmd_axis < 0)
         return 1;
-    for (i = 0; i < p->n_processes; i++) {
-        const struct mg_plan_process *pr = &p->processes[i];
-        int first_stage = -1, first_dev = -1;
-        for (j = 0; j < pr->count; j++) {
-            int dev = p->process_devices[pr->first + j];
-            int stage = mg_stage_of(p, p->device_index[dev]);
-            if (first_stage < 0) {
-                first_stage = stage;
-                first_dev = dev;
-            } else if (stage != first_stage) {
-                mg_error(c->diags, MG_CHK_MPMD_PROCESS, c->spec->mpmd_at,
-                         "process %d on host '%s' holds devices in two MPMD stages: device %d "
-                         "in stage %d and device %d in stage %d; each process must run one "
-                         "stage (make '%s' an outer, DCN axis, or use 'processes: device')",
-                         i, c->inv->hosts[pr->host].name, first_dev, first_stage, dev, stage,
-                         c->spec->mpmd);
-                ok = 0;
-                break;
-            }
+    for (i = 0; i < p->n_processes; i++)
+        if (mg_process_two_stages(p, i, &a, &sa, &b, &sb) && n_bad++ == 0) {
+            first = i;
+            dev_a = a, st_a = sa, dev_b = b, st_b = sb;
         }
-    }
-    return ok;
+    if (!n_bad)
+        return 1;
+    what = mg_printf(c->arena, "process %d on host '%s'", first,
+                     c->inv->hosts[p->processes[first].host].name);
+    mg_error(c->diags, MG_CHK_MPMD_PROCESS, c->spec->mpmd_at,
+             "%s hold%s devices in two MPMD stages%s device %d in stage %d and device %d in "
+             "stage %d%s; each process must run one stage (make '%s' an outer, DCN axis, or use "
+             "'processes: device')",
+             n_bad > 1 ? mg_printf(c->arena, "%d of %d processes", n_bad, p->n_processes) : what,
+             n_bad > 1 ? "" : "s", n_bad > 1 ? mg_printf(c->arena, " (the first, %s:", what) : ":",
+             dev_a, st_a, dev_b, st_b, n_bad > 1 ? ")" : "", c->spec->mpmd);
+    return 0;
 }
 
 /* ---- the rows -------------------------------------------------------------------------- */

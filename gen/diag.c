@@ -10,9 +10,15 @@
  * It also holds the check registry, checks.def expanded into one table
  * indexed by enum mg_check_id: a diagnostic's name and severity come from
  * there, and so do the prerequisites compile.c follows.
+ *
+ * Before they are printed, the diagnostics of a run are put in source
+ * order (mg_diags_sort): by file, line and column, whatever order the
+ * checks ran in; a related note is part of its diagnostic and moves with
+ * it.
  */
 #include "diag.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the registry ------------------------------------------------------------ */
@@ -176,6 +182,45 @@ void mg_diags_append(struct mg_diags *d, const struct mg_diags *from)
         if (g)
             *g = from->items[i];
     }
+}
+
+/* ---- source order ------------------------------------------------------------ */
+
+struct mg_diag_at {
+    struct mg_diag g;
+    int seq; /* the order it was reported in: the sort is stable */
+};
+
+/* By file (names compared as bytes; diagnostics of no file last), then
+ * line and column (a whole file's line 0 first), then report order. */
+static int mg_diag_at_cmp(const void *x, const void *y)
+{
+    const struct mg_diag_at *a = x, *b = y;
+    const char *fa = a->g.at.file, *fb = b->g.at.file;
+    int c = !fa || !fb ? (fa == NULL) - (fb == NULL) : strcmp(fa, fb);
+
+    if (!c)
+        c = (a->g.at.line > b->g.at.line) - (a->g.at.line < b->g.at.line);
+    if (!c)
+        c = (a->g.at.col > b->g.at.col) - (a->g.at.col < b->g.at.col);
+    return c ? c : a->seq - b->seq;
+}
+
+void mg_diags_sort(struct mg_diags *d)
+{
+    struct mg_diag_at *t;
+    int i;
+
+    if (d->n < 2)
+        return;
+    t = mg_alloc_array(d->arena, (size_t)d->n, sizeof *t);
+    for (i = 0; i < d->n; i++) {
+        t[i].g = d->items[i];
+        t[i].seq = i;
+    }
+    qsort(t, (size_t)d->n, sizeof *t, mg_diag_at_cmp);
+    for (i = 0; i < d->n; i++)
+        d->items[i] = t[i].g;
 }
 
 void mg_error(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)

@@ -315,6 +315,7 @@ static int mg_finish(struct mg_run *r, int ok)
     int code;
 
     mg_buf_init(&b);
+    mg_diags_sort(&r->diags);
     mg_report_add(r->report, &b, &r->diags);
     /* Nothing is left to tell when the diagnostics themselves cannot be
      * written. */
@@ -526,6 +527,11 @@ static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_fil
     mg_buf_init(&b);
     mg_emit_grid(&b, r.plan, color, o->color_by);
     mg_output(&r, &b);
+    /* The picture is written whatever became of the text: a reader of
+     * stdout that went away (`| head`, an I/O error of the run) costs the
+     * text, never the file. The text comes first, so that `--svg
+     * /dev/stdout` follows it in the stream (docs/reference.md, "Files and
+     * streams"). */
     if (o->svg_path) {
         b.len = 0;
         mg_emit_svg(&b, r.plan, o->color_by);

@@ -12,6 +12,7 @@
 #include "emit_grid.h"
 #include "mesh_math.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,56 +88,210 @@ static int *mg_grid_slice_hosts(const struct mg_plan *p)
     return first;
 }
 
+/* ---- the colour keys ---------------------------------------------------------- */
+
+static char *mg_grid_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+
+    if (!d)
+        mg_oom();
+    return memcpy(d, s, n);
+}
+
+int mg_natural_cmp(const char *a, const char *b)
+{
+    const char *x = a, *y = b;
+
+    while (*x && *y) {
+        if (isdigit((unsigned char)*x) && isdigit((unsigned char)*y)) {
+            size_t nx = 0, ny = 0;
+            int c;
+            while (*x == '0')
+                x++;
+            while (*y == '0')
+                y++;
+            while (isdigit((unsigned char)x[nx]))
+                nx++;
+            while (isdigit((unsigned char)y[ny]))
+                ny++;
+            if (nx != ny)
+                return nx < ny ? -1 : 1;
+            if ((c = memcmp(x, y, nx)) != 0)
+                return c;
+            x += nx;
+            y += ny;
+            continue;
+        }
+        if (*x != *y)
+            return (unsigned char)*x - (unsigned char)*y;
+        x++;
+        y++;
+    }
+    if (*x || *y)
+        return *x ? 1 : -1;
+    return strcmp(a, b); /* "n01" and "n1": equal values, kept apart */
+}
+
+/* The name of the raw key at mesh position flat, on the heap. */
+static char *mg_grid_raw_name(const struct mg_plan *p, enum mg_color_by by, int flat)
+{
+    int host = p->devices[p->mesh[flat]].host;
+    char buf[32];
+
+    if (by == MG_COLOR_BY_STAGE) {
+        snprintf(buf, sizeof buf, "stage %d", mg_stage_of(p, flat));
+        return mg_grid_strdup(buf);
+    }
+    if (by == MG_COLOR_BY_SLICE)
+        return mg_grid_strdup(mg_grid_slice(p, host) ? mg_grid_slice(p, host) : "(no slice)");
+    return mg_grid_strdup(p->inv->hosts[host].name);
+}
+
+/* The distinct hosts the mesh uses. */
+static int mg_grid_count_hosts(const struct mg_plan *p)
+{
+    unsigned char *seen = calloc((size_t)p->inv->n_hosts, 1);
+    int i, n = 0;
+
+    if (!seen)
+        mg_oom();
+    for (i = 0; i < p->n_mesh; i++) {
+        int host = p->devices[p->mesh[i]].host;
+        n += !seen[host];
+        seen[host] = 1;
+    }
+    free(seen);
+    return n;
+}
+
+/* Too many raw keys: MG_GRID_RUNS runs of them in process order (the
+ * order of their values: host indices, first hosts of slices, stages).
+ * number[raw] becomes the run; pos[raw] is a position that has it. */
+static void mg_grid_runs(struct mg_grid_keys *k, const struct mg_plan *p, int *number,
+                         const int *pos, int space)
+{
+    int lo[MG_GRID_RUNS], hi[MG_GRID_RUNS], count[MG_GRID_RUNS] = {0}, raw, rank = 0, r;
+
+    k->runs = 1;
+    k->n = MG_GRID_RUNS;
+    for (raw = 0; raw < space; raw++) {
+        if (number[raw] < 0)
+            continue;
+        r = (int)((int64_t)rank++ * MG_GRID_RUNS / k->n_raw);
+        if (!count[r]++)
+            lo[r] = pos[raw];
+        hi[r] = pos[raw];
+        number[raw] = r;
+    }
+    k->names = malloc(MG_GRID_RUNS * sizeof *k->names);
+    if (!k->names)
+        mg_oom();
+    for (r = 0; r < MG_GRID_RUNS; r++) {
+        char *a = mg_grid_raw_name(p, k->by, lo[r]), *b = mg_grid_raw_name(p, k->by, hi[r]);
+        size_t n = strlen(a) + strlen(b) + 48;
+        char *name = malloc(n);
+        if (!name)
+            mg_oom();
+        snprintf(name, n, "%s \xe2\x80\xa6 %s (%d %s)", a, b, count[r], mg_grid_keys_noun(k));
+        k->names[r] = name;
+        free(a);
+        free(b);
+    }
+}
+
+struct mg_grid_named {
+    const char *name;
+    int key;
+};
+
+static int mg_grid_by_name(const void *x, const void *y)
+{
+    const struct mg_grid_named *a = x, *b = y;
+    int c = mg_natural_cmp(a->name, b->name);
+    return c ? c : a->key - b->key;
+}
+
+/* The legend's order: keys by name; runs as they come (process order). */
+static void mg_grid_order(struct mg_grid_keys *k)
+{
+    struct mg_grid_named *t = malloc((size_t)k->n * sizeof *t);
+    int i;
+
+    k->order = malloc((size_t)k->n * sizeof *k->order);
+    if (!t || !k->order)
+        mg_oom();
+    for (i = 0; i < k->n; i++) {
+        t[i].name = k->names[i];
+        t[i].key = i;
+    }
+    if (!k->runs)
+        qsort(t, (size_t)k->n, sizeof *t, mg_grid_by_name);
+    for (i = 0; i < k->n; i++)
+        k->order[i] = t[i].key;
+    free(t);
+}
+
 void mg_grid_keys_init(struct mg_grid_keys *k, const struct mg_plan *p, enum mg_color_by by)
 {
-    int n_raw = p->inv->n_hosts > p->n_mesh ? p->inv->n_hosts : p->n_mesh, i;
-    int *number = malloc((size_t)n_raw * sizeof *number);
-    int *host_seen = calloc((size_t)p->inv->n_hosts, sizeof *host_seen);
-    int *slice_host = by == MG_COLOR_BY_SLICE ? mg_grid_slice_hosts(p) : NULL;
+    int space = p->inv->n_hosts > p->n_mesh ? p->inv->n_hosts : p->n_mesh, i;
+    int *number = malloc((size_t)space * sizeof *number),
+        *pos = malloc((size_t)space * sizeof *pos);
+    int *slice_host;
 
+    memset(k, 0, sizeof *k);
+    k->n_hosts = mg_grid_count_hosts(p);
+    if (by == MG_COLOR_BY_HOST && k->n_hosts > MG_GRID_KEYS_MAX && p->granule == MG_GRANULE_SLICE)
+        by = MG_COLOR_BY_SLICE, k->coarsened = 1;
     k->by = by;
-    k->n = 0;
-    k->n_hosts = 0;
+    slice_host = by == MG_COLOR_BY_SLICE ? mg_grid_slice_hosts(p) : NULL;
     k->of = malloc((size_t)p->n_mesh * sizeof *k->of);
-    k->first = malloc((size_t)p->n_mesh * sizeof *k->first);
-    if (!number || !host_seen || !k->of || !k->first)
+    if (!number || !pos || !k->of)
         mg_oom();
-    for (i = 0; i < n_raw; i++)
+    for (i = 0; i < space; i++)
         number[i] = -1;
     for (i = 0; i < p->n_mesh; i++) {
-        int raw = mg_grid_raw(p, by, slice_host, i), host = p->devices[p->mesh[i]].host;
+        int raw = k->of[i] = mg_grid_raw(p, by, slice_host, i);
         if (number[raw] < 0) {
-            k->first[k->n] = i;
-            number[raw] = k->n++;
+            pos[raw] = i;
+            number[raw] = k->n_raw++;
         }
-        k->of[i] = number[raw];
-        k->n_hosts += !host_seen[host];
-        host_seen[host] = 1;
     }
+    if (k->n_raw > MG_GRID_KEYS_MAX) {
+        mg_grid_runs(k, p, number, pos, space);
+    } else {
+        k->n = k->n_raw;
+        k->names = malloc((size_t)k->n * sizeof *k->names);
+        if (!k->names)
+            mg_oom();
+        for (i = 0; i < space; i++)
+            if (number[i] >= 0)
+                k->names[number[i]] = mg_grid_raw_name(p, by, pos[i]);
+    }
+    for (i = 0; i < p->n_mesh; i++)
+        k->of[i] = number[k->of[i]];
+    mg_grid_order(k);
     free(number);
-    free(host_seen);
+    free(pos);
     free(slice_host);
 }
 
 void mg_grid_keys_free(struct mg_grid_keys *k)
 {
+    int i;
+
+    for (i = 0; k->names && i < k->n; i++)
+        free((char *)k->names[i]);
+    free(k->names);
+    free(k->order);
     free(k->of);
-    free(k->first);
-    k->of = k->first = NULL;
+    memset(k, 0, sizeof *k);
 }
 
-const char *mg_grid_key_name(const struct mg_grid_keys *k, const struct mg_plan *p, int key,
-                             char *buf, size_t cap)
+const char *mg_grid_keys_noun(const struct mg_grid_keys *k)
 {
-    int flat = k->first[key], host = p->devices[p->mesh[flat]].host;
-
-    if (k->by == MG_COLOR_BY_STAGE) {
-        snprintf(buf, cap, "stage %d", mg_stage_of(p, flat));
-        return buf;
-    }
-    if (k->by == MG_COLOR_BY_SLICE)
-        return mg_grid_slice(p, host) ? mg_grid_slice(p, host) : "(no slice)";
-    return p->inv->hosts[host].name;
+    return k->by == MG_COLOR_BY_STAGE ? "stages" : k->by == MG_COLOR_BY_SLICE ? "slices" : "hosts";
 }
 
 static void mg_grid_header(struct mg_buf *b, const struct mg_plan *p)
@@ -159,33 +314,119 @@ static void mg_grid_header(struct mg_buf *b, const struct mg_plan *p)
     for (i = 0; i + 1 < p->n_axes; i++)
         mg_buf_printf(b, "%s%s", i ? " x " : "", p->axis_names[i]);
     mg_buf_printf(b, "; columns: %s; cells: device id%s\n\n", p->axis_names[p->n_axes - 1],
-                  n_hosts > 1 ? "@host" : "");
+                  n_hosts > 1 ? "@host (the hosts are named below)" : "");
+}
+
+/* What a terminal shows of the grid: past these, the first rows and
+ * columns and a note (resolve gives every device, --svg the whole mesh),
+ * so that a million devices print a few hundred KB, not 13.6 MB. */
+#define MG_GRID_MAX_ROWS 1000
+#define MG_GRID_MAX_COLS 64
+/* Host names listed under the grid, at most. */
+#define MG_GRID_MAX_NAMES 512
+
+static int mg_grid_digits(int v)
+{
+    int n = 1;
+    for (; v >= 10; v /= 10)
+        n++;
+    return n;
+}
+
+static void mg_grid_color(struct mg_buf *b, const struct mg_grid_keys *k, int color, int flat)
+{
+    if (color)
+        mg_buf_printf(b, "\033[30;%dm", mg_palette[k->of[flat] % 12]);
+}
+
+/* The rows and columns shown, each cell "id@host" (the host's index,
+ * named under the grid) or "id" on one host; seen[host] receives a
+ * position of each host shown, plus one (0: not shown). */
+static void mg_grid_cells(struct mg_buf *b, const struct mg_plan *p, const struct mg_grid_keys *k,
+                          int color, int *seen)
+{
+    int rows, cols, i, j, width = mg_grid_digits(p->n_devices);
+    int hwidth = mg_grid_digits(p->inv->n_hosts - 1);
+
+    mg_grid_shape(p, &rows, &cols);
+    for (i = 0; i < rows && i < MG_GRID_MAX_ROWS; i++) {
+        for (j = 0; j < cols && j < MG_GRID_MAX_COLS; j++) {
+            int flat = i * cols + j, dev = p->mesh[flat], host = p->devices[dev].host;
+            mg_grid_color(b, k, color, flat);
+            if (p->inv->n_hosts > 1)
+                mg_buf_printf(b, " %*d@%-*d ", width, dev, hwidth, host);
+            else
+                mg_buf_printf(b, " %*d ", width, dev);
+            if (color)
+                mg_buf_puts(b, "\033[0m");
+            if (!seen[host])
+                seen[host] = flat + 1;
+        }
+        mg_buf_puts(b, cols > MG_GRID_MAX_COLS ? " ...\n" : "\n");
+    }
+    if (rows > MG_GRID_MAX_ROWS || cols > MG_GRID_MAX_COLS)
+        mg_buf_printf(b,
+                      "(shown: rows 0-%d of %d, columns 0-%d of %d; meshgen resolve lists every "
+                      "device, --svg draws the whole mesh)\n",
+                      (rows < MG_GRID_MAX_ROWS ? rows : MG_GRID_MAX_ROWS) - 1, rows,
+                      (cols < MG_GRID_MAX_COLS ? cols : MG_GRID_MAX_COLS) - 1, cols);
+}
+
+/* The names of the hosts the cells show, "@3 node004", in index order,
+ * wrapped at about 100 columns. */
+static void mg_grid_host_names(struct mg_buf *b, const struct mg_plan *p,
+                               const struct mg_grid_keys *k, int color, const int *seen)
+{
+    int h, listed = 0, shown = 0, at = 0;
+
+    for (h = 0; h < p->inv->n_hosts; h++)
+        shown += seen[h] != 0;
+    mg_buf_puts(b, "\nhosts:");
+    at = 6;
+    for (h = 0; h < p->inv->n_hosts && listed < MG_GRID_MAX_NAMES; h++) {
+        const char *name = p->inv->hosts[h].name;
+        size_t len = strlen(name) + (size_t)mg_grid_digits(h) + 3;
+        if (!seen[h])
+            continue;
+        if (at > 6 && at + len > 100) {
+            mg_buf_puts(b, "\n      ");
+            at = 6;
+        }
+        mg_buf_puts(b, "  ");
+        mg_grid_color(b, k, color && k->by == MG_COLOR_BY_HOST, seen[h] - 1);
+        mg_buf_printf(b, "@%d %s", h, name);
+        if (color && k->by == MG_COLOR_BY_HOST)
+            mg_buf_puts(b, "\033[0m");
+        at += (int)len;
+        listed++;
+    }
+    if (shown > listed)
+        mg_buf_printf(b, "\n        ... and %d more (meshgen resolve lists every host)",
+                      shown - listed);
+    mg_buf_puts(b, "\n");
 }
 
 void mg_emit_grid(struct mg_buf *b, const struct mg_plan *p, int color, enum mg_color_by by)
 {
     struct mg_grid_keys keys;
-    int rows, cols, i, j, width = 1;
+    int *seen = calloc((size_t)p->inv->n_hosts, sizeof *seen);
 
-    mg_grid_shape(p, &rows, &cols);
+    if (!seen)
+        mg_oom();
     mg_grid_keys_init(&keys, p, by);
-    for (i = p->n_devices; i >= 10; i /= 10)
-        width++;
     mg_grid_header(b, p);
-    for (i = 0; i < rows; i++) {
-        for (j = 0; j < cols; j++) {
-            int flat = i * cols + j, dev = p->mesh[flat];
-            if (color)
-                mg_buf_printf(b, "\033[30;%dm", mg_palette[keys.of[flat] % 12]);
-            if (p->inv->n_hosts > 1)
-                mg_buf_printf(b, " %*d@%-*d ", width, dev, 3, p->devices[dev].host);
-            else
-                mg_buf_printf(b, " %*d ", width, dev);
-            if (color)
-                mg_buf_puts(b, "\033[0m");
-        }
-        mg_buf_puts(b, "\n");
+    if (color && (keys.runs || keys.coarsened)) {
+        mg_buf_printf(b, "colours: %s", mg_word(&mg_color_by_words, (int)keys.by));
+        if (keys.coarsened)
+            mg_buf_puts(b, " (too many hosts for a colour each)");
+        if (keys.runs)
+            mg_buf_printf(b, ", in %d runs of consecutive %s", keys.n, mg_grid_keys_noun(&keys));
+        mg_buf_puts(b, "\n\n");
     }
+    mg_grid_cells(b, p, &keys, color, seen);
+    if (p->inv->n_hosts > 1)
+        mg_grid_host_names(b, p, &keys, color, seen);
+    free(seen);
     mg_grid_keys_free(&keys);
     mg_emit_torus(b, p);
 }

@@ -16,20 +16,34 @@ void mg_grid_shape(const struct mg_plan *p, int *rows, int *cols);
  * numbered in the order the mesh first meets them (row-major), so that
  * neighbouring keys take neighbouring colours. A picture groups the cells
  * by them; the plan is not changed.
+ *
+ * Past MG_GRID_KEYS_MAX of them, one colour a key tells nobody who owns
+ * what, so the keys coarsen (docs/reference.md, "show"): hosts whose
+ * granules are slices are coloured by slice; and where that still leaves
+ * too many, the keys become MG_GRID_RUNS runs of consecutive hosts, slices
+ * or stages in process order (which DCN order follows), each a colour.
  */
+#define MG_GRID_KEYS_MAX 256
+#define MG_GRID_RUNS 16
+
 struct mg_grid_keys {
-    enum mg_color_by by;
-    int n;       /* distinct keys the mesh uses */
-    int *of;     /* mesh position -> key */
-    int *first;  /* key -> the first mesh position that has it */
-    int n_hosts; /* distinct hosts the mesh uses */
+    enum mg_color_by by; /* what the keys are (slices when hosts were too many) */
+    int coarsened;       /* by differs from what was asked */
+    int n;               /* keys the mesh uses */
+    int *of;             /* mesh position -> key */
+    const char **names;  /* key -> its name for a legend ("a ... b" for a run) */
+    int *order;          /* the keys in legend order: by name (runs in process order) */
+    int n_hosts;         /* distinct hosts the mesh uses */
+    int n_raw;           /* distinct hosts, slices or stages the keys cover */
+    int runs;            /* the keys are runs of n_raw hosts, slices or stages */
 };
 void mg_grid_keys_init(struct mg_grid_keys *k, const struct mg_plan *p, enum mg_color_by by);
 void mg_grid_keys_free(struct mg_grid_keys *k);
-/* The name of a key for a legend: the host name, the slice name or
- * "(no slice)", or "stage N" (the latter two in buf, of size cap). */
-const char *mg_grid_key_name(const struct mg_grid_keys *k, const struct mg_plan *p, int key,
-                             char *buf, size_t cap);
+/* The plural noun of what the keys are: "hosts", "slices" or "stages". */
+const char *mg_grid_keys_noun(const struct mg_grid_keys *k);
+/* Names compared as people sort them: digit runs by their value
+ * ("node2" before "node10"), then byte by byte. */
+int mg_natural_cmp(const char *a, const char *b);
 
 /*
  * TPU: the slices a mesh uses, chip by chip, for the physical drawings of

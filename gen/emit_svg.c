@@ -26,13 +26,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Tableau's 20 colours, the ten strong ones first: neighbouring keys differ
- * in hue, and twenty keys pass before one repeats. */
-static const char *const mg_svg_fill[] = {"#4e79a7", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
-                                          "#e15759", "#9c755f", "#f28e2b", "#ff9da7", "#bab0ac",
-                                          "#a0cbe8", "#8cd17d", "#d4a6c8", "#f1ce63", "#86bcb6",
-                                          "#ff9d9a", "#d7b5a6", "#ffbe7d", "#fabfd2", "#79706e"};
-#define MG_SVG_N_FILLS 20
+/* A qualitative palette of 16 colours (docs/reference.md, "show"): Tableau
+ * 10 without its grey, then seven more, each chosen as far as it could be
+ * from those before it. No two are closer than CIEDE2000 18 (the closest,
+ * #c0d8a0 and #28e8b0, 18.0), none is closer than 20 to the white
+ * background or to the grey of an unused chip, and black text on each has
+ * a WCAG contrast of at least 4.5:1 (tests/tools/svg_check.py measures
+ * all three). Neighbouring keys take neighbouring entries, which differ
+ * in hue. Tableau 20, used before, held pairs 2.6 apart. */
+static const char *const mg_svg_fill[] = {
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#908000", "#a8b0f8", "#38b8f8", "#c0d8a0", "#f8b0f8", "#008878", "#28e8b0"};
+#define MG_SVG_N_FILLS 16
 
 #define MG_SVG_MAX_CELLS 4096  /* squares, one a device, before blocks */
 #define MG_SVG_MAX_SIDE 64     /* blocks a side */
@@ -41,7 +46,7 @@ static const char *const mg_svg_fill[] = {"#4e79a7", "#59a14f", "#b07aa1", "#edc
 #define MG_SVG_PAD 12          /* the margin */
 #define MG_SVG_CHAR 7          /* the width of a character at font-size 12 (monospace) */
 #define MG_SVG_CELL_CHARS 9    /* host name characters a square holds (font-size 9) */
-#define MG_SVG_LEGEND_CHARS 28 /* name characters a legend entry shows */
+#define MG_SVG_LEGEND_CHARS 36 /* name characters a legend entry shows */
 #define MG_SVG_LEGEND_MAX 32   /* legend entries before "and N more" */
 #define MG_SVG_LEGEND_ROW 18
 
@@ -244,25 +249,25 @@ static void mg_svg_axis_labels(struct mg_buf *b, const struct mg_svg *g)
     }
 }
 
-/* The legend: a swatch and a name per key, at most MG_SVG_LEGEND_MAX. */
+/* The legend: a swatch and a name per key, by name, at most
+ * MG_SVG_LEGEND_MAX; its heading says what the keys are. */
 static void mg_svg_legend(struct mg_buf *b, const struct mg_svg *g)
 {
     const struct mg_grid_keys *k = g->keys;
     int i, shown = k->n < MG_SVG_LEGEND_MAX ? k->n : MG_SVG_LEGEND_MAX;
-    char tmp[32];
 
-    mg_buf_printf(b, "<g class=\"legend\"><text class=\"axis\" x=\"%d\" y=\"%d\">%s</text>\n",
-                  g->legend_x, g->gy - 6, mg_word(&mg_color_by_words, (int)k->by));
+    mg_buf_printf(b, "<g class=\"legend\"><text class=\"axis\" x=\"%d\" y=\"%d\">%s%s</text>\n",
+                  g->legend_x, g->gy - 6, mg_word(&mg_color_by_words, (int)k->by),
+                  k->runs ? " runs" : "");
     for (i = 0; i < shown; i++) {
-        const char *name = mg_grid_key_name(k, g->p, i, tmp, sizeof tmp);
-        int y = g->gy + i * MG_SVG_LEGEND_ROW;
+        int key = k->order[i], y = g->gy + i * MG_SVG_LEGEND_ROW;
         mg_buf_printf(b, "<g><title>");
-        mg_svg_text(b, name);
+        mg_svg_text(b, k->names[key]);
         mg_buf_printf(b,
                       "</title><rect class=\"swatch\" x=\"%d\" y=\"%d\" width=\"12\" "
                       "height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
-                      g->legend_x, y, mg_svg_fill[i % MG_SVG_N_FILLS], g->legend_x + 18, y + 11);
-        mg_svg_abbrev(b, name, MG_SVG_LEGEND_CHARS);
+                      g->legend_x, y, mg_svg_fill[key % MG_SVG_N_FILLS], g->legend_x + 18, y + 11);
+        mg_svg_abbrev(b, k->names[key], MG_SVG_LEGEND_CHARS);
         mg_buf_puts(b, "</text></g>\n");
     }
     if (k->n > shown)
@@ -715,7 +720,6 @@ static void mg_svg_layout(struct mg_svg *g, const struct mg_plan *p, const struc
 {
     struct mg_buf row;
     int label = 0, legend = 6, i, shown = k->n < MG_SVG_LEGEND_MAX ? k->n : MG_SVG_LEGEND_MAX;
-    char tmp[32];
 
     memset(g, 0, sizeof *g);
     g->p = p;
@@ -737,7 +741,7 @@ static void mg_svg_layout(struct mg_svg *g, const struct mg_plan *p, const struc
         label = (int)row.len;
     mg_buf_free(&row);
     for (i = 0; i < shown; i++) {
-        int n = mg_svg_chars(mg_grid_key_name(k, p, i, tmp, sizeof tmp));
+        int n = mg_svg_chars(k->names[k->order[i]]);
         legend = n > legend ? n : legend;
     }
     legend = legend < MG_SVG_LEGEND_CHARS ? legend : MG_SVG_LEGEND_CHARS;
@@ -771,6 +775,11 @@ static void mg_svg_titles(struct mg_buf *title, struct mg_buf *sub, const struct
     mg_buf_printf(sub, "%d %s devices on %d host%s, coloured by %s", p->n_mesh,
                   mg_kind_name(p->kind), g->keys->n_hosts, g->keys->n_hosts == 1 ? "" : "s",
                   mg_word(&mg_color_by_words, (int)g->keys->by));
+    if (g->keys->coarsened)
+        mg_buf_puts(sub, " (too many hosts for a colour each)");
+    if (g->keys->runs)
+        mg_buf_printf(sub, ", in %d runs of consecutive %s", g->keys->n,
+                      mg_grid_keys_noun(g->keys));
     if (g->side == MG_SVG_BLOCK)
         mg_buf_printf(sub, "; blocks of %d x %d positions", (g->rows + g->brows - 1) / g->brows,
                       (g->cols + g->bcols - 1) / g->bcols);

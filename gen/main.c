@@ -85,12 +85,15 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
     [MG_CMD_SHOW] =
         {"meshgen show [options] FILE",
          "Draws the mesh as a grid (rows: all axes but the last; columns: the last),\n"
-         "each cell a device id, coloured by host, slice or MPMD stage.\n",
+         "each cell a device id and its host's index (the hosts named below), coloured\n"
+         "by host, slice or MPMD stage; past 256 hosts by slice, or by runs of\n"
+         "consecutive hosts. At most 1000 rows and 64 columns, then a note.\n",
          "  --color WHEN      auto (default: when stdout is a terminal, TERM is set and\n"
          "                    not 'dumb', and NO_COLOR is unset), always or never\n"
          "  --color-by KEY    what colours a cell: host (default), slice or stage\n"
          "  --svg FILE        also draw the grid as an SVG picture into FILE (with a\n"
-         "                    legend; past 64 rows or columns, blocks of positions);\n"
+         "                    legend by name; past 64 rows or columns, blocks of\n"
+         "                    positions), written even when stdout's reader goes away;\n"
          "                    for a TPU mesh, below it each slice chip by chip, one\n"
          "                    x-y plane per z, with its wraparound links\n"},
     [MG_CMD_INVENTORY] =
@@ -175,6 +178,7 @@ static int mg_usage_error(enum mg_command cmd, const char *fmt, ...)
 static int mg_option_word(enum mg_command cmd, const char *option, const struct mg_words *words,
                           const char *value, int *out)
 {
+    struct mg_suggest s;
     struct mg_buf b;
     char shown[1024];
 
@@ -183,8 +187,13 @@ static int mg_option_word(enum mg_command cmd, const char *option, const struct 
         return 0;
     mg_buf_init(&b);
     mg_word_list(&b, words, " or ");
-    mg_usage_error(cmd, "%s must be %s, not '%s'", option, b.data,
-                   mg_arg_shown(value, shown, sizeof shown));
+    mg_suggest_init(&s, value);
+    mg_suggest_words(&s, words);
+    mg_buf_puts(&b, ", not '");
+    mg_buf_puts(&b, mg_arg_shown(value, shown, sizeof shown));
+    mg_buf_puts(&b, "'");
+    mg_suggest_put(&b, &s);
+    mg_usage_error(cmd, "%s must be %s", option, b.data);
     mg_buf_free(&b);
     return -1;
 }
@@ -247,17 +256,48 @@ static int mg_option_count(enum mg_command cmd, const char *option, const char *
     return -1;
 }
 
+/* "; did you mean '--inventory'?" for an unknown long option (written
+ * without its "--"; a "=value" is not part of its name), into buf. */
+static const char *mg_option_suggestion(const char *name, char *buf, size_t cap)
+{
+    struct mg_suggest s;
+    const char *w[MG_SUGGEST_MAX];
+    char word[64];
+    size_t i, n = strcspn(name, "=");
+    int k, found;
+
+    buf[0] = '\0';
+    if (n >= sizeof word)
+        return buf;
+    memcpy(word, name, n);
+    word[n] = '\0';
+    mg_suggest_init(&s, word);
+    for (i = 0; mg_long_options[i].name; i++)
+        mg_suggest_add(&s, mg_long_options[i].name);
+    found = mg_suggest_result(&s, w);
+    for (k = 0; k < found; k++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s'--%s'",
+                 k == 0           ? "; did you mean "
+                 : k + 1 == found ? " or "
+                                  : ", ",
+                 w[k]);
+    if (found)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "?");
+    return buf;
+}
+
 /* An unknown option: a long one as written; a short one by its letter and
  * the word it starts, which may be a file whose name starts with '-'
  * (`validate -weird.yaml`), so the message says how to name such a file. */
 static int mg_unknown_option(enum mg_command cmd, const char *arg)
 {
-    char shown[1024], letter[8];
+    char shown[1024], letter[8], hint[160];
     const char in[] = {'-', arg[1], '\0'};
 
     mg_arg_shown(arg, shown, sizeof shown);
     if (arg[1] == '-')
-        return mg_usage_error(cmd, "unknown option '%s'", shown);
+        return mg_usage_error(cmd, "unknown option '%s'%s", shown,
+                              mg_option_suggestion(arg + 2, hint, sizeof hint));
     mg_arg_shown(in, letter, sizeof letter);
     if (!arg[2])
         return mg_usage_error(
@@ -374,12 +414,30 @@ static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_fi
     return -1;
 }
 
+/* An unknown command, with the one it may stand for, then the usage
+ * (after `gap`). */
+static void mg_unknown_command(const char *arg, const char *gap)
+{
+    struct mg_suggest s;
+    struct mg_buf b;
+    char shown[1024];
+
+    mg_suggest_init(&s, arg);
+    mg_suggest_words(&s, &mg_command_words);
+    mg_suggest_add(&s, "help");
+    mg_suggest_add(&s, "version");
+    mg_buf_init(&b);
+    mg_suggest_put(&b, &s);
+    fprintf(stderr, "meshgen: unknown command '%s'%s\n%s%s", mg_arg_shown(arg, shown, sizeof shown),
+            b.data ? b.data : "", gap, mg_usage_main);
+    mg_buf_free(&b);
+}
+
 /* What comes before a command: help, the version, or no command. Returns
  * the command, or -1 with *code set when there is nothing more to do. */
 static int mg_find_command(int argc, char **argv, int *code)
 {
     int cmd;
-    char shown[1024];
 
     *code = MG_EXIT_OK;
     if (argc < 2) {
@@ -402,8 +460,7 @@ static int mg_find_command(int argc, char **argv, int *code)
         }
         cmd = mg_word_value(&mg_command_words, argv[2]);
         if (cmd < 0) {
-            fprintf(stderr, "meshgen: unknown command '%s'\n%s",
-                    mg_arg_shown(argv[2], shown, sizeof shown), mg_usage_main);
+            mg_unknown_command(argv[2], "");
             *code = MG_EXIT_USAGE;
             return -1;
         }
@@ -412,8 +469,7 @@ static int mg_find_command(int argc, char **argv, int *code)
     }
     cmd = mg_word_value(&mg_command_words, argv[1]);
     if (cmd < 0) {
-        fprintf(stderr, "meshgen: unknown command '%s'\n\n%s",
-                mg_arg_shown(argv[1], shown, sizeof shown), mg_usage_main);
+        mg_unknown_command(argv[1], "\n");
         *code = MG_EXIT_USAGE;
     }
     return cmd;
@@ -488,6 +544,11 @@ static int mg_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
     int code, err;
+
+    /* A reader that goes away (`meshgen show big.yaml | head`) is a write
+     * error like any other, reported with exit 2, not a silent death by
+     * SIGPIPE (exit 141) that could leave the work half done. */
+    signal(SIGPIPE, SIG_IGN);
 
     /* A file-size limit (ulimit -f) then fails a write with EFBIG, which is
      * reported as an I/O error, instead of killing the process silently. */

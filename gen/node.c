@@ -223,6 +223,7 @@ static const char *mg_join_keys(struct mg_arena *a, const struct mg_key *keys, s
 int mg_get_enum(struct mg_diags *d, const struct mg_node *n, const char *path, long idx,
                 const struct mg_words *words, int *out)
 {
+    struct mg_suggest s;
     struct mg_buf b;
     const char *v;
     int value;
@@ -236,8 +237,11 @@ int mg_get_enum(struct mg_diags *d, const struct mg_node *n, const char *path, l
     }
     mg_buf_init(&b);
     mg_word_list(&b, words, ", ");
-    mg_error(d, MG_CHK_ENUM_VALUE, n->mark, "%s: found %s, expected one of: %s",
-             mg_where(d->arena, path, idx), mg_show(d->arena, v), b.data);
+    mg_suggest_init(&s, v);
+    mg_suggest_words(&s, words);
+    mg_error(d, MG_CHK_ENUM_VALUE, n->mark, "%s: found %s, expected one of: %s%s",
+             mg_where(d->arena, path, idx), mg_show(d->arena, v), b.data,
+             mg_suggest_text(d->arena, &s));
     mg_buf_free(&b);
     return 0;
 }
@@ -300,6 +304,19 @@ static size_t mg_key_index(const struct mg_key *keys, size_t n_keys, const char 
     return j;
 }
 
+/* "; did you mean 'key'?" for an unknown key, or "". */
+static const char *mg_key_suggestion(struct mg_arena *a, const struct mg_key *keys, size_t n_keys,
+                                     const char *name)
+{
+    struct mg_suggest s;
+    size_t j;
+
+    mg_suggest_init(&s, name);
+    for (j = 0; j < n_keys; j++)
+        mg_suggest_add(&s, keys[j].name);
+    return mg_suggest_text(a, &s);
+}
+
 /* Looks up the keys of a fixed-format mapping: vals[j] is the value of
  * keys[j] (first occurrence) or NULL. Reports duplicate, unknown and
  * missing required keys. */
@@ -320,8 +337,9 @@ void mg_read_map(struct mg_diags *d, const struct mg_node *map, const char *wher
             vals[j] = map->items[i];
         else
             mg_error(d, MG_CHK_KEY_UNKNOWN, k->mark,
-                     "%s: found the unknown key %s, expected one of: %s", where,
-                     mg_show(d->arena, k->value), mg_join_keys(d->arena, keys, n_keys));
+                     "%s: found the unknown key %s, expected one of: %s%s", where,
+                     mg_show(d->arena, k->value), mg_join_keys(d->arena, keys, n_keys),
+                     mg_key_suggestion(d->arena, keys, n_keys, k->value));
     }
     for (j = 0; j < n_keys; j++)
         if (keys[j].required && !vals[j])

@@ -47,7 +47,8 @@ static int resolve_mpmd_axis(const struct mg_resolve_ctx *c)
         }
     }
     mg_error(c->diags, MG_CHK_MPMD_AXIS, c->spec->mpmd_at,
-             "'mpmd' names axis '%s', which is not in 'axes'", c->spec->mpmd);
+             "'mpmd' names axis '%s', which is not in 'axes'%s", c->spec->mpmd,
+             mg_suggest_axis(c->arena, c->spec, c->spec->mpmd));
     return 0;
 }
 

@@ -14,6 +14,7 @@
  * makes an alias to an enclosing node an unknown anchor: no cycles.
  */
 #include <meshgen/gen.h>
+#include "diag.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -158,6 +159,289 @@ static struct mg_mark mg_yaml_offset_mark(const struct mg_yloader *l, size_t off
     return at;
 }
 
+/* ---- syntax errors, in a beginner's words ----------------------------------- */
+
+/* libyaml names a syntax error by what its grammar missed ("did not find
+ * expected key"), which says little to someone who wrote a tab or one
+ * space too many. The mistakes people make most (a tab, a line indented
+ * to match nothing, a key without ':', a bracket or quote left open) are
+ * recognised from the error and the text around it, and said in their
+ * own words with the line to fix (docs/reference.md, "YAML mistakes");
+ * anything else keeps libyaml's words. */
+
+/* One line of the text. */
+struct mg_yline {
+    size_t start, end; /* its bytes, without the line end */
+    int number;        /* as editors count */
+    int indent;        /* the spaces it starts with */
+    int key_indent;    /* past "- " list markers too: where its key starts */
+    int tab_col;       /* the column of a tab among its leading blanks; 0: none */
+    int empty;         /* blank, or only a comment */
+};
+
+static int mg_yaml_eol(char c)
+{
+    return c == '\n' || c == '\r';
+}
+
+/* The line that holds byte `at`, numbered `number`. */
+static void mg_yaml_line_at(const struct mg_yloader *l, size_t at, int number, struct mg_yline *y)
+{
+    size_t i, bom = l->len >= 3 && memcmp(l->buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+
+    y->start = at < l->len ? at : l->len;
+    while (y->start > bom && !mg_yaml_eol(l->buf[y->start - 1]))
+        y->start--;
+    for (y->end = y->start; y->end < l->len && !mg_yaml_eol(l->buf[y->end]); y->end++)
+        ;
+    y->number = number;
+    y->indent = y->tab_col = 0;
+    for (i = y->start; i < y->end && (l->buf[i] == ' ' || l->buf[i] == '\t'); i++) {
+        if (l->buf[i] == '\t' && !y->tab_col)
+            y->tab_col = (int)(i - y->start) + 1;
+        y->indent += !y->tab_col;
+    }
+    y->empty = i == y->end || l->buf[i] == '#';
+    while (i + 1 < y->end && l->buf[i] == '-' && l->buf[i + 1] == ' ')
+        for (i++; i < y->end && l->buf[i] == ' '; i++)
+            ;
+    y->key_indent = (int)(i - y->start);
+}
+
+/* The nearest line above y that is neither blank nor only a comment;
+ * returns 0 when there is none. */
+static int mg_yaml_line_above(const struct mg_yloader *l, const struct mg_yline *y,
+                              struct mg_yline *above)
+{
+    struct mg_yline cur = *y;
+
+    while (cur.number > 1 && cur.start > 0) {
+        size_t end = cur.start - 1; /* the last byte of the line end before */
+        if (l->buf[end] == '\n' && end > 0 && l->buf[end - 1] == '\r')
+            end--;
+        mg_yaml_line_at(l, end, cur.number - 1, &cur);
+        if (!cur.empty) {
+            *above = cur;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "3 spaces", "1 space", or "0 spaces". */
+static const char *mg_yaml_spaces(struct mg_arena *a, int n)
+{
+    return mg_printf(a, "%d space%s", n, n == 1 ? "" : "s");
+}
+
+/* Whether line y holds a key: a ':' that ends its text or stands before
+ * a blank (a rough reading, for a hint only). */
+static int mg_yaml_has_key(const struct mg_yloader *l, const struct mg_yline *y)
+{
+    size_t i;
+
+    for (i = y->start; i < y->end; i++)
+        if (l->buf[i] == ':' && (i + 1 == y->end || l->buf[i + 1] == ' '))
+            return 1;
+    return 0;
+}
+
+/* A line indented to match no line above it: says how each enclosing
+ * line above is indented (at most four). Returns 0 when it does match
+ * one, which is then not the mistake. */
+static int mg_yaml_misaligned(struct mg_yloader *l, const struct mg_yline *y, struct mg_mark at)
+{
+    struct mg_yline cur = *y, up;
+    struct mg_buf b;
+    int n = 0, low = INT_MAX, aligned = 0;
+
+    mg_buf_init(&b);
+    while (n < 4 && low > 0 && mg_yaml_line_above(l, &cur, &up)) {
+        cur = up;
+        if (up.indent >= low)
+            continue;
+        low = up.indent;
+        aligned |= y->indent == up.indent || y->indent == up.key_indent;
+        mg_buf_printf(&b, n ? ", line %d by %d" : "line %d is indented by %d", up.number,
+                      up.indent);
+        if (up.key_indent != up.indent)
+            mg_buf_printf(&b, " and its item by %d", up.key_indent);
+        n++;
+    }
+    if (!aligned && n)
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
+                 "line %d is indented by %s, which lines up with no line above it (%s); indent "
+                 "it as the keys or list items it goes with",
+                 y->number, mg_yaml_spaces(l->diags->arena, y->indent), b.data);
+    mg_buf_free(&b);
+    return !aligned && n;
+}
+
+/* A line indented deeper than the line above, which already has its value
+ * (a nested mapping or list would start after a bare "key:"), or under a
+ * list item as a list item but without its "- ". Otherwise, misaligned. */
+static int mg_yaml_indentation(struct mg_yloader *l, const struct mg_yline *y, struct mg_mark at,
+                               const char *problem)
+{
+    struct mg_yline up;
+    struct mg_mark above;
+
+    if (!mg_yaml_line_above(l, y, &up))
+        return 0;
+    at.col = y->indent + 1; /* the line, not the ':' that libyaml stopped at */
+    above = (struct mg_mark){l->file, up.number, up.indent + 1};
+    if (y->indent > up.indent && y->indent != up.key_indent) {
+        mg_error_rel(l->diags, MG_CHK_YAML_SYNTAX, at, above, "the line above",
+                     "line %d is indented by %s, more than line %d above it, which already has "
+                     "its value%s",
+                     y->number, mg_yaml_spaces(l->diags->arena, y->indent), up.number,
+                     !mg_yaml_has_key(l, &up) ? ""
+                     : up.key_indent          ? mg_printf(l->diags->arena,
+                                                          "; indent it by %s to go on with the same mapping",
+                                                          mg_yaml_spaces(l->diags->arena, up.key_indent))
+                                     : "; start it in column 1 to go on with the same mapping");
+        return 1;
+    }
+    if (strcmp(problem, "did not find expected '-' indicator") == 0 && y->indent == up.indent) {
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
+                 "line %d is indented as the list item above it (by %s) but does not start "
+                 "with '- '; start it with '- ' to add an item, or indent it as the key it "
+                 "belongs with",
+                 y->number, mg_yaml_spaces(l->diags->arena, y->indent));
+        return 1;
+    }
+    return mg_yaml_misaligned(l, y, at);
+}
+
+/* A key without ':' on line y, from byte `from` (at column col): the
+ * text there is read as a plain value, and libyaml fails on the line after
+ * ("could not find expected ':'", or "mapping values are not allowed"
+ * when that line holds a key), so the error is blamed on this one. */
+static int mg_yaml_keyless(struct mg_yloader *l, const struct mg_yline *y, size_t from, int col)
+{
+    struct mg_mark key = {l->file, y->number, col};
+    const char *text = mg_strndup(l->diags->arena, l->buf + from, y->end - from);
+
+    mg_error(l->diags, MG_CHK_YAML_SYNTAX, key,
+             "found %s where a key is expected, with no ':' after it; write a key, ':', a space "
+             "and its value ('key: value')",
+             mg_show(l->diags->arena, text));
+    return 1;
+}
+
+/* A ':' refused on line y: a second one in a plain value, a key without
+ * ':' on the line above (which took this line as its continuation), or a
+ * line indented wrong. */
+static int mg_yaml_refused_colon(struct mg_yloader *l, const struct mg_yline *y, struct mg_mark at,
+                                 size_t byte, const char *problem)
+{
+    struct mg_yline first = *y, up;
+
+    first.end = byte; /* the text before the ':' that libyaml refused */
+    if (mg_yaml_has_key(l, &first)) {
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
+                 "found a second ': ' on line %d; a value that holds ': ' must be put in quotes",
+                 at.line);
+        return 1;
+    }
+    if (mg_yaml_line_above(l, y, &up) && up.key_indent == up.indent && y->indent >= up.indent &&
+        !mg_yaml_has_key(l, &up))
+        return mg_yaml_keyless(l, &up, up.start + (size_t)up.indent, up.indent + 1);
+    return mg_yaml_indentation(l, y, at, problem);
+}
+
+/* The mistakes of layout: a second ': ' in a plain value, a list item
+ * after a key on its line, and lines indented wrong. */
+static int mg_yaml_explain_layout(struct mg_yloader *l, const char *problem, struct mg_mark at,
+                                  const struct mg_yline *y, size_t byte)
+{
+    int at_start = at.col == y->indent + 1;
+    char c = byte < l->len ? l->buf[byte] : '\0';
+
+    if (strcmp(problem, "mapping values are not allowed in this context") == 0)
+        return mg_yaml_refused_colon(l, y, at, byte, problem);
+    if (strcmp(problem, "block sequence entries are not allowed in this context") == 0 &&
+        c == '-' && !at_start) {
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
+                 "found a list item ('- ') on the line of its key; start each item on a line of "
+                 "its own, indented under the key, or write the list in brackets ([a, b])");
+        return 1;
+    }
+    if (at_start &&
+        (strcmp(problem, "did not find expected key") == 0 ||
+         strcmp(problem, "did not find expected '-' indicator") == 0 ||
+         strcmp(problem, "block sequence entries are not allowed in this context") == 0))
+        return mg_yaml_indentation(l, y, at, problem);
+    return 0;
+}
+
+/* An open bracket or quote, named by where it opened (the context). */
+static int mg_yaml_unclosed(struct mg_yloader *l, const yaml_parser_t *p, struct mg_mark at)
+{
+    struct mg_mark open = mg_yaml_mark(l, p->context_mark);
+    char c = l->pos.byte < l->len ? l->buf[l->pos.byte] : '?';
+    int list = strcmp(p->context, "while parsing a flow sequence") == 0;
+
+    if (strcmp(p->context, "while scanning a quoted scalar") == 0 &&
+        strcmp(p->problem, "found unexpected end of stream") == 0 && (c == '"' || c == '\'')) {
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, open,
+                 "the quoted text that starts here has no closing %c before the end of the file",
+                 c);
+        return 1;
+    }
+    if (!list && strcmp(p->context, "while parsing a flow mapping") != 0)
+        return 0;
+    mg_error_rel(
+        l->diags, MG_CHK_YAML_SYNTAX, at, open, list ? "the '[' is here" : "the '{' is here",
+        "the %s that '%c' opens at line %d, column %d is not closed: expected ',' or "
+        "'%c' here%s",
+        list ? "list" : "mapping", list ? '[' : '{', open.line, open.col, list ? ']' : '}',
+        at.line > open.line ? mg_printf(l->diags->arena, " (a '%c' missing at the end of line %d?)",
+                                        list ? ']' : '}', open.line)
+                            : "");
+    return 1;
+}
+
+/* The mistakes recognised by libyaml's problem and the text at it:
+ * returns 1 after reporting one in plain words. */
+static int mg_yaml_explain(struct mg_yloader *l, const yaml_parser_t *p)
+{
+    struct mg_mark at = mg_yaml_mark(l, p->problem_mark);
+    size_t byte = l->pos.byte;
+    char c = byte < l->len ? l->buf[byte] : '\0';
+    struct mg_yline y;
+
+    if (l->utf16 || !p->problem)
+        return 0;
+    mg_yaml_line_at(l, byte, at.line, &y);
+    if (y.tab_col) {
+        at.col = y.tab_col;
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
+                 "YAML indents with spaces, and line %d %s; replace the tab with spaces", at.line,
+                 y.tab_col == 1 ? "starts with a tab"
+                                : mg_printf(l->diags->arena,
+                                            "has a tab in its indentation (column %d)", y.tab_col));
+        return 1;
+    }
+    if (strcmp(p->problem, "found character that cannot start any token") == 0 &&
+        (c == '@' || c == '`')) {
+        mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
+                 "found '%c' at the start of a value; YAML reserves '@' and '`' there: put the "
+                 "value in quotes",
+                 c);
+        return 1;
+    }
+    if (p->context && strcmp(p->problem, "could not find expected ':'") == 0 &&
+        strcmp(p->context, "while scanning a simple key") == 0) {
+        struct mg_mark key = mg_yaml_mark(l, p->context_mark);
+        mg_yaml_line_at(l, l->pos.byte, key.line, &y);
+        return mg_yaml_keyless(l, &y, l->pos.byte, key.col);
+    }
+    if (p->context && mg_yaml_unclosed(l, p, at))
+        return 1;
+    return mg_yaml_explain_layout(l, p->problem, at, &y, byte);
+}
+
 static void mg_yaml_syntax_error(struct mg_yloader *l, const yaml_parser_t *p)
 {
     const char *problem = p->problem ? p->problem : "unknown libyaml error";
@@ -177,6 +461,8 @@ static void mg_yaml_syntax_error(struct mg_yloader *l, const yaml_parser_t *p)
                      "%s; expected UTF-8 text without control characters", problem);
         break;
     default:
+        if (mg_yaml_explain(l, p))
+            break;
         if (p->context)
             mg_error_rel(l->diags, MG_CHK_YAML_SYNTAX, mg_yaml_mark(l, p->problem_mark),
                          mg_yaml_mark(l, p->context_mark), p->context, "%s", problem);

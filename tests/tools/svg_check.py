@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The pictures of `meshgen show --svg`.
+"""The pictures of `meshgen show --svg`, and the text `show` prints.
 
 - Every mesh under configs/ draws a well-formed SVG (Python's XML parser)
   with a viewBox, a <title>, the axis labels and a legend, one square per
@@ -20,11 +20,29 @@
   16x16x24 slice (6,144 chips) in at most 4096 blocks.
 - Pictures of other meshes are byte for byte tests/data/svg/ (the grid
   as it was before the TPU view; MESHGEN_UPDATE_GOLDEN=1 rewrites them).
+- The palette (20 hosts: every colour drawn): no two colours closer than
+  CIEDE2000 18, none closer than 20 to the white background or the grey
+  of an unused chip, black text on each at a WCAG contrast of 4.5:1 or
+  more (Tableau 20, before, held two colours 2.6 apart).
+- Legends are ordered by name as people sort them (node1, node2, node10),
+  whatever order the mesh meets the hosts in; so is the text's list of
+  host names.
+- Past 256 hosts: 1,000 hosts are coloured in 16 runs of consecutive
+  hosts, the legend naming each run's first and last host and its count;
+  hosts in three slices (granule: slice) are coloured by slice instead.
+  Both say so in the subtitle.
+- `show --svg F | head -1`: the picture is written whole, and the reader
+  going away is an I/O error (exit 2, "Broken pipe"), not a death by
+  SIGPIPE.
+- Text `show` of 1,048,576 devices prints 1,000 rows and a note (it
+  printed 13.6 MB), a 100,000-wide axis 64 columns; the host indices of
+  the cells are named below the grid.
 
     svg_check.py ROOT MESHGEN
 """
 import glob
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -163,8 +181,9 @@ def test_million(root, meshgen, tmp):
     check(size < 1 << 20, f"1M devices: the SVG is {size} bytes")
     check(0 < len(blocks) <= 64 * 64 and not cells(pic),
           f"1M devices: {len(blocks)} blocks, {len(cells(pic))} squares")
-    check(legend(pic) is not None and len(legend(pic)) == 32,
-          f"1M devices: the legend holds {len(legend(pic) or [])} entries (at most 32 shown)")
+    check(legend(pic) is not None and len(legend(pic)) == 16
+          and legend(pic)[0] == "n00001 \u2026 n04096 (4096 hosts)",
+          f"1M devices: the legend holds {legend(pic)} (16 runs of 4096 hosts)")
     check(pic.find(NS + "title").text.startswith("mesh big: pp=4 x dp=256 x fsdp=64 x tp=16"),
           f"1M devices: title {pic.find(NS + 'title').text}")
     print(f"svg: 1,048,576 devices in {len(blocks)} blocks, {size} bytes")
@@ -304,6 +323,184 @@ GOLDEN = [("nvlink-racks", ["--color-by", "slice"]), ("pipeline-16", ["--color-b
           ("two-host-dp-tp", [])]
 
 
+# ---- colours: CIEDE2000 (Sharma, Wu and Dalal's formulation) over sRGB (D65) --
+
+
+def srgb_lab(hexcolour):
+    rgb = [int(hexcolour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    xyz = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b,
+           0.2126729 * r + 0.7151522 * g + 0.0721750 * b,
+           0.0193339 * r + 0.1191920 * g + 0.9503041 * b)
+    f = [t ** (1 / 3) if t > 216 / 24389 else (24389 / 27 * t + 16) / 116
+         for t in (xyz[0] / 0.95047, xyz[1], xyz[2] / 1.08883)]
+    return (116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])), xyz[1]
+
+
+def ciede2000(lab1, lab2):
+    (l1, a1, b1), (l2, a2, b2) = lab1, lab2
+    cbar = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - math.sqrt(cbar ** 7 / (cbar ** 7 + 25 ** 7)))
+    a1p, a2p = (1 + g) * a1, (1 + g) * a2
+    c1p, c2p = math.hypot(a1p, b1), math.hypot(a2p, b2)
+    h1p = math.degrees(math.atan2(b1, a1p)) % 360 if c1p else 0
+    h2p = math.degrees(math.atan2(b2, a2p)) % 360 if c2p else 0
+    dh = 0 if c1p * c2p == 0 else (h2p - h1p + 180) % 360 - 180
+    d_h = 2 * math.sqrt(c1p * c2p) * math.sin(math.radians(dh / 2))
+    lbar, cbarp = (l1 + l2) / 2, (c1p + c2p) / 2
+    if c1p * c2p == 0:
+        hbar = h1p + h2p
+    elif abs(h1p - h2p) <= 180:
+        hbar = (h1p + h2p) / 2
+    else:
+        hbar = (h1p + h2p + (360 if h1p + h2p < 360 else -360)) / 2
+    t = (1 - 0.17 * math.cos(math.radians(hbar - 30)) + 0.24 * math.cos(math.radians(2 * hbar))
+         + 0.32 * math.cos(math.radians(3 * hbar + 6)) - 0.20 * math.cos(math.radians(4 * hbar - 63)))
+    rc = 2 * math.sqrt(cbarp ** 7 / (cbarp ** 7 + 25 ** 7))
+    sl = 1 + 0.015 * (lbar - 50) ** 2 / math.sqrt(20 + (lbar - 50) ** 2)
+    sc, sh = 1 + 0.045 * cbarp, 1 + 0.015 * cbarp * t
+    rt = -math.sin(math.radians(60 * math.exp(-((hbar - 275) / 25) ** 2))) * rc
+    dl, dc = (l2 - l1) / sl, (c2p - c1p) / sc
+    return math.sqrt(dl ** 2 + dc ** 2 + (d_h / sh) ** 2 + rt * dc * (d_h / sh))
+
+
+def synthetic_inventory(tmp, name, hostlist, extra=""):
+    path = os.path.join(tmp, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"meshgen-inventory: 1\nhosts:\n{hostlist}{extra}")
+    return path
+
+
+def test_palette(meshgen, tmp):
+    # The formula against Sharma et al.'s published test data (pairs 1, 17, 34).
+    for lab1, lab2, want in [((50, 2.6772, -79.7751), (50, 0, -82.7485), 2.0425),
+                             ((50, 2.5, 0), (73, 25, -18), 27.1492),
+                             ((22.7233, 20.0904, -46.694), (23.0331, 14.973, -42.5619), 2.0373)]:
+        check(abs(ciede2000(lab1, lab2) - want) < 1e-4, f"CIEDE2000 {lab1} {lab2}: "
+                                                        f"{ciede2000(lab1, lab2)}, not {want}")
+    inv = synthetic_inventory(tmp, "pal.yaml", "  - names: h[01-20]\n"
+                              "    synthetic: 'pack:1 core:1 pu:1'\n")
+    pic = show(meshgen, None, os.path.join(tmp, "pal.svg"), "--inventory", inv,
+               "--mesh", "dp:20")
+    fills = []
+    for r in pic.iter(NS + "rect"):
+        if r.get("class") == "cell" and r.get("fill") not in fills:
+            fills.append(r.get("fill"))
+    check(len(fills) == 16, f"palette: {len(fills)} colours for 20 hosts, expected 16")
+    labs = {c: srgb_lab(c) for c in fills + ["#ffffff", "#e0e0e0"]}
+    pairs = sorted((ciede2000(labs[a][0], labs[b][0]), a, b)
+                   for i, a in enumerate(fills) for b in fills[i + 1:])
+    check(pairs and pairs[0][0] >= 18, f"palette: the closest colours {pairs[:2]}, under 18")
+    ground = min((ciede2000(labs[a][0], labs[g][0]), a, g)
+                 for a in fills for g in ("#ffffff", "#e0e0e0"))
+    check(ground[0] >= 20, f"palette: {ground} too close to the background or unused grey")
+    contrast = min(((labs[c][1] + 0.05) / 0.05, c) for c in fills)
+    check(contrast[0] >= 4.5, f"palette: black text on {contrast[1]} has contrast {contrast[0]}")
+    print(f"svg: palette of {len(fills)}, closest CIEDE2000 {pairs[0][0]:.1f} "
+          f"({pairs[0][1]}, {pairs[0][2]}); background {ground[0]:.1f}; contrast "
+          f"{contrast[0]:.1f}")
+
+
+def test_legend_order(meshgen, tmp):
+    # Process order node10, node2, node1: the legend and the names under
+    # the text grid go by name, numbers by their value.
+    inv = synthetic_inventory(tmp, "order.yaml", "  - names: node[10,2,1]\n"
+                              "    synthetic: 'pack:1 core:2 pu:1'\n")
+    pic = show(meshgen, None, os.path.join(tmp, "order.svg"), "--inventory", inv,
+               "--mesh", "dp:3,tp:2")
+    check(legend(pic) == ["node1", "node2", "node10"], f"legend order: {legend(pic)}")
+    r = subprocess.run([meshgen, "show", "--color=never", "--inventory", inv, "--mesh", "dp:3,tp:2"],
+                       capture_output=True, text=True)
+    check("hosts:  @0 node10  @1 node2  @2 node1\n" in r.stdout,
+          f"text show: the host indices are not named: {r.stdout!r}")
+
+
+def test_many_hosts(meshgen, tmp):
+    inv = synthetic_inventory(tmp, "k1.yaml", "  - names: n[0001-1000]\n"
+                              "    synthetic: 'pack:1 core:8 pu:1'\n")
+    pic = show(meshgen, None, os.path.join(tmp, "k1.svg"), "--inventory", inv,
+               "--mesh", "dp:100,fsdp:10,tp:8")
+    names = legend(pic)
+    head = next((t.text for t in pic.iter(NS + "text") if t.get("class") == "axis"
+                 and t.text and t.text.startswith("host")), None)
+    counts = [int(n.rsplit("(", 1)[1].split()[0]) for n in names
+              if "(" in n and n.rsplit("(", 1)[1].split()[0].isdigit()]
+    check(len(names) == 16 and names[0] == "n0001 \u2026 n0063 (63 hosts)"
+          and names[-1].endswith("\u2026 n1000 (62 hosts)") and sum(counts) == 1000,
+          f"1000 hosts: the legend's runs {names}")
+    check(head == "host runs", f"1000 hosts: the legend's heading {head!r}")
+    sub = [t.text for t in pic.iter(NS + "text")][1]
+    check("coloured by host, in 16 runs of consecutive hosts" in sub,
+          f"1000 hosts: the subtitle {sub!r}")
+    fills = {r.get("fill") for r in pic.iter(NS + "rect") if r.get("class") == "block"}
+    check(len(fills) == 16, f"1000 hosts: {len(fills)} colours in the blocks")
+    # Hosts in slices: coloured by slice, the granule.
+    inv = synthetic_inventory(tmp, "k2.yaml", "".join(
+        f"  - names: r{k}n[001-100]\n    synthetic: 'pack:1 core:8 pu:1'\n    slice: rack-{k}\n"
+        for k in (3, 1, 2)))
+    spec = os.path.join(tmp, "k2spec.yaml")
+    with open(spec, "w", encoding="utf-8") as f:
+        f.write("meshgen: 1\nname: k2\ninventory: k2.yaml\nmesh:\n  axes: [dp, fsdp, tp]\n"
+                "  shape: [3, 100, 8]\n  granule: slice\n")
+    pic = show(meshgen, spec, os.path.join(tmp, "k2.svg"))
+    sub = [t.text for t in pic.iter(NS + "text")][1]
+    check(legend(pic) == ["rack-1", "rack-2", "rack-3"]
+          and "coloured by slice (too many hosts for a colour each)" in sub,
+          f"300 hosts in slices: legend {legend(pic)}, subtitle {sub!r}")
+
+
+def big_mesh(root, tmp):
+    """1,048,576 devices: 65,536 DGX-2 hosts of 16 GPUs (test_million's)."""
+    spec = os.path.join(tmp, "big.yaml")
+    if not os.path.exists(spec):
+        topo = os.path.join(root, "configs/inventories/hwloc/nvidiaDGX2.xml")
+        with open(os.path.join(tmp, "inv1m.yaml"), "w", encoding="utf-8") as f:
+            f.write(f"meshgen-inventory: 1\nhosts:\n  - names: n[00001-65536]\n"
+                    f"    topology: {topo}\n")
+        with open(spec, "w", encoding="utf-8") as f:
+            f.write("meshgen: 1\nname: big\ninventory: inv1m.yaml\nmesh:\n"
+                    "  axes: [pp, dp, fsdp, tp]\n  shape: [4, -1, 64, 16]\n")
+    return spec
+
+
+def test_reader_goes_away(root, meshgen, tmp):
+    spec, svg, whole = big_mesh(root, tmp), os.path.join(tmp, "pipe.svg"), os.path.join(tmp, "w.svg")
+    show(meshgen, spec, whole)
+    # As a shell gives it: SIGPIPE at its default, as `| head` meets it.
+    p = subprocess.Popen([meshgen, "show", "--color=never", "--svg", svg, spec],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, restore_signals=True)
+    p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    rc = p.wait()
+    check(rc == 2 and "error: cannot write the output: Broken pipe [io]" in err,
+          f"show | head: exit {rc}, stderr {err[-300:]!r}")
+    check(os.path.exists(svg) and open(svg, "rb").read() == open(whole, "rb").read(),
+          "show | head: the SVG is missing or not whole")
+
+
+def test_text_cap(root, meshgen, tmp):
+    r = subprocess.run([meshgen, "show", "--color=never", big_mesh(root, tmp)],
+                       capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    check(r.returncode == 0 and len(lines) < 1200 and len(r.stdout) < 400000
+          and "(shown: rows 0-999 of 65536, columns 0-15 of 16; meshgen resolve lists every "
+              "device, --svg draws the whole mesh)" in lines
+          and lines[-1] == "        ... and 488 more (meshgen resolve lists every host)"
+          and any(ln.startswith("hosts:  @0 n00001  @1 n00002") for ln in lines),
+          f"text show of 1M devices: {len(lines)} lines, {len(r.stdout)} bytes, "
+          f"ends {lines[-3:]}")
+    inv = synthetic_inventory(tmp, "wide.yaml", "  - names: w[001-100]\n"
+                              "    synthetic: 'pack:1 core:1000 pu:1'\n")
+    r = subprocess.run([meshgen, "show", "--color=never", "--inventory", inv, "--mesh", "x:100000"],
+                       capture_output=True, text=True)
+    rows = [ln for ln in r.stdout.splitlines() if ln.startswith("      0@0 ")]
+    check(len(rows) == 1 and rows[0].count("@") == 64 and rows[0].endswith(" ...")
+          and "(shown: rows 0-0 of 1, columns 0-63 of 100000;" in r.stdout,
+          f"text show of a 100,000-wide axis: {r.stdout[-400:]!r} {r.stderr[-300:]}")
+    print(f"svg: text show of 1M devices: {len(lines)} lines, {len(r.stdout)} bytes")
+
+
 def test_golden(root, meshgen, tmp):
     update = os.environ.get("MESHGEN_UPDATE_GOLDEN") == "1"
     for name, options in GOLDEN:
@@ -329,6 +526,11 @@ def main():
         test_million(root, meshgen, tmp)
         test_torus(root, meshgen, tmp)
         test_noncharacters(meshgen, tmp)
+        test_palette(meshgen, tmp)
+        test_legend_order(meshgen, tmp)
+        test_many_hosts(meshgen, tmp)
+        test_reader_goes_away(root, meshgen, tmp)
+        test_text_cap(root, meshgen, tmp)
         test_golden(root, meshgen, tmp)
     print(f"svg: {len(FAILS)} failures")
     sys.exit(1 if FAILS else 0)

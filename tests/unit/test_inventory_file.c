@@ -411,7 +411,8 @@ static void test_unknown_key(void **state)
     assert_int_equal(f->diags.n_errors, 1);
     g = expect_diag(&f->diags, "key-unknown", 5, 5);
     assert_string_equal(g->message, "hosts[0]: found the unknown key 'slise', expected one of: "
-                                    "names, topology, synthetic, slice, tpu");
+                                    "names, topology, synthetic, slice, tpu; did you mean "
+                                    "'slice'?");
 }
 
 static void test_self_reference(void **state)

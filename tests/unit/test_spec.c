@@ -828,19 +828,32 @@ static void test_yaml_syntax_errors(void **state)
     assert_int_equal(f->diags.n_errors, 1);
     g = &f->diags.items[0];
     assert_string_equal(g->check, "yaml-syntax");
-    assert_non_null(strstr(g->message, "did not find expected ',' or ']'"));
-    /* The context is the related location: where the sequence began. */
+    /* libyaml's "did not find expected ',' or ']'", said in words: where the
+     * list opened is the related location. */
+    assert_string_equal(g->message, "the list that '[' opens at line 1, column 7 is not closed: "
+                                    "expected ',' or ']' here (a ']' missing at the end of line "
+                                    "1?)");
     assert_mark(g->related, 1, 7);
-    assert_string_equal(g->related_msg, "while parsing a flow sequence");
+    assert_string_equal(g->related_msg, "the '[' is here");
 
     mg_diags_init(&f->diags, &f->arena);
     assert_null(load(f, "name: x\nmesh: `y\n"));
     g = expect_diag(&f->diags, "yaml-syntax", 2, 7);
-    assert_non_null(strstr(g->message, "found character that cannot start any token"));
+    assert_non_null(strstr(g->message, "found '`' at the start of a value"));
 
     mg_diags_init(&f->diags, &f->arena);
     assert_null(load(f, "\tname: x\n"));
-    expect_diag(&f->diags, "yaml-syntax", 1, 1);
+    g = expect_diag(&f->diags, "yaml-syntax", 1, 1);
+    assert_string_equal(g->message,
+                        "YAML indents with spaces, and line 1 starts with a tab; replace the tab "
+                        "with spaces");
+
+    /* Whatever is not recognised keeps libyaml's words. */
+    mg_diags_init(&f->diags, &f->arena);
+    assert_null(load(f, "a: [x, y]]\n"));
+    g = expect_diag(&f->diags, "yaml-syntax", 1, 10);
+    assert_string_equal(g->message, "did not find expected key");
+    assert_string_equal(g->related_msg, "while parsing a block mapping");
 
     mg_diags_init(&f->diags, &f->arena);
     assert_null(load(f, "a: b: c\n"));

@@ -196,6 +196,10 @@ void mg_diags_init(struct mg_diags *d, struct mg_arena *a);
  * a later run reuses); their text is shared, so `from`'s arena must outlive
  * d's use of it. The cap applies as to new ones. */
 void mg_diags_append(struct mg_diags *d, const struct mg_diags *from);
+/* Puts the diagnostics in source order: by file name (byte order; those
+ * of no file last), line and column, and in report order where these are
+ * equal, so the order the checks ran in does not show. */
+void mg_diags_sort(struct mg_diags *d);
 /* Reports a check registered as an error (mg_error, mg_error_rel) or as a
  * warning (mg_warning); the severity recorded is the registry's. */
 void mg_error(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, const char *fmt, ...)
@@ -287,6 +291,44 @@ void mg_word_list(struct mg_buf *b, const struct mg_words *words, const char *la
 /* The device kinds, the most used table. */
 const char *mg_kind_name(int kind);
 int mg_kind_from_name(const char *name); /* -1 when unknown */
+
+/* ---- "did you mean" (suggest.c) ------------------------------------------ */
+
+/* The closest of several candidates to a mistyped word, by edit distance
+ * (docs/reference.md, "Suggestions"): init with the word, add each
+ * candidate, then read the result. */
+#define MG_SUGGEST_MAX 3
+struct mg_suggest {
+    const char *word;
+    int limit;         /* the largest distance that counts as close */
+    int best_distance; /* -1: no close candidate yet */
+    int n_best;
+    const char *best[MG_SUGGEST_MAX]; /* the closest, in the order added */
+    const char *prefix;               /* the last candidate the word begins */
+    int n_prefix;                     /* how many it begins */
+    const char *abbrev;               /* the last candidate the word abbreviates */
+    int n_abbrev;                     /* how many it abbreviates */
+};
+
+/* The Damerau-Levenshtein distance (optimal string alignment) of a and b,
+ * ASCII case ignored; -1 when either is longer than 64 bytes. */
+int mg_edit_distance(const char *a, const char *b);
+void mg_suggest_init(struct mg_suggest *s, const char *word);
+/* A candidate (not copied: it must outlive s); the word itself is none. */
+void mg_suggest_add(struct mg_suggest *s, const char *candidate);
+/* Every word of an enumeration as a candidate. */
+void mg_suggest_words(struct mg_suggest *s, const struct mg_words *words);
+/* The suggestions into out[0..MG_SUGGEST_MAX): the one candidate the word
+ * begins, else the closest candidates, else the one candidate the word
+ * abbreviates; returns how many (0: none). */
+int mg_suggest_result(const struct mg_suggest *s, const char **out);
+/* "; did you mean 'a'?" ("'a' or 'b'" for a tie), or nothing. */
+void mg_suggest_put(struct mg_buf *b, const struct mg_suggest *s);
+/* The same text in the arena ("" for none), for a message's "%s". */
+const char *mg_suggest_text(struct mg_arena *a, const struct mg_suggest *s);
+struct mg_spec;
+/* "; did you mean 'pp'?" for a name that is no axis of the spec, or "". */
+const char *mg_suggest_axis(struct mg_arena *a, const struct mg_spec *spec, const char *name);
 
 /* ---- YAML node tree (filled by yaml_load.c) ---------------------------- */
 
