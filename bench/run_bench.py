@@ -55,6 +55,8 @@ T_MANY_SPECS_X = 60.0    # ... or <= 60x one single-spec validate
 T_GCC_1M_S = 5.0         # gcc -O2 of the 1M-device tables <= 5 s
 T_GCC_FLAT = 1.5         # gcc time per device at 1M <= 1.5x that at 64K devices
 T_RESOLVE_MIB = 64.0     # resolve at 1M devices: peak RSS <= 64 MiB
+T_RESOLVE_CAT = 5.0      # resolve at 1M devices: CPU time <= 5x cat of its output (minimum)
+T_RESOLVE_BPD = 32.0     # resolve: peak RSS <= 32 bytes per device (1M and 8M devices)
 T_SVG_ELEMENTS = 10000   # show --svg at 1M devices: <= 10 000 elements ...
 T_SVG_MIB = 4.0          # ... and <= 4 MiB
 T_CORES_S = 0.1          # one host of 4096 cores: generate <= 0.1 s of CPU ...
@@ -488,6 +490,10 @@ def bench_scale(cfg, tmp, rounds):
         os.makedirs(outs[name])
     svg = os.path.join(tmp, "scale1m.svg")
     spec = specs["scale1m"]
+    # resolve's floor: cat of its own output, into a file as resolve's is.
+    resolved = os.path.join(tmp, "resolve-1m.json")
+    with open(resolved, "wb") as f:
+        subprocess.run([meshgen, "resolve", spec], stdout=f, stderr=subprocess.DEVNULL)
     base = Job("1m", "baseline: hwloc-info --input eas-tioga.xml",
                [hwloc, "--input", os.path.join(tmp, "topology/eas-tioga.xml")])
     jobs_1m = [base,
@@ -495,13 +501,16 @@ def bench_scale(cfg, tmp, rounds):
                Job("1m", "generate", [meshgen, "generate", spec, "-o", outs["scale1m"]]),
                Job("1m", "resolve > file", [meshgen, "resolve", spec],
                    stdout_file=os.path.join(tmp, "resolve.json")),
-               Job("1m", "show --svg", [meshgen, "show", "--color=never", spec, "--svg", svg])]
+               Job("1m", "show --svg", [meshgen, "show", "--color=never", spec, "--svg", svg]),
+               Job("1m", "baseline: cat resolve's JSON > file", [shutil.which("cat"), resolved],
+                   stdout_file=os.path.join(tmp, "cat.json"))]
     run_rounds(launcher, tmp, jobs_1m, rounds, warm_up=False)
+    os.unlink(resolved)
     print("\n1M devices: 131 072 hosts x 8 GPUs, pp x dp x fsdp x tp = 4 x 512 x 64 x 8")
     print(JOB_HEAD)
     for job in jobs_1m:
         print(job_line(job, base))
-    _, validate_1m, generate_1m, resolve_1m, show_1m = jobs_1m
+    _, validate_1m, generate_1m, resolve_1m, show_1m, cat_1m = jobs_1m
     if resolve_1m.ok():
         print(f"resolve: {resolve_1m.out_bytes / 2**20:.1f} MiB of JSON")
     svg_size, svg_elements = svg_facts(svg) if show_1m.ok() and os.path.exists(svg) else (0, 0)
@@ -564,6 +573,12 @@ def bench_scale(cfg, tmp, rounds):
         print(f"meshgen generate: {big.error}")
     for f in os.listdir(outs["scale8m"]):
         os.unlink(os.path.join(outs["scale8m"], f))
+    # Its 2 GB of JSON go nowhere: what is measured is its memory.
+    resolve_8m = Job("8m", "resolve (8M devices, stdout not kept)",
+                     [meshgen, "resolve", specs["scale8m"]], refused_ok=True)
+    resolve_8m.run(launcher, tmp)
+    if resolve_8m.ok():
+        print(job_line(resolve_8m))
 
     # One host of 4096 cores, a quarter of it, and hwloc loading it.
     core_jobs = []
@@ -636,6 +651,21 @@ def bench_scale(cfg, tmp, rounds):
         target("scale", f"resolve at 1M devices: peak RSS <= {T_RESOLVE_MIB:g} MiB",
                f"{mib:.0f} MiB ({resolve_1m.med('wall'):.2f} s, "
                f"{resolve_1m.out_bytes / 2**20:.0f} MiB of JSON)", mib <= T_RESOLVE_MIB)
+    if resolve_1m.ok() and cat_1m.ok():
+        r, c = min(resolve_1m.cpu), min(cat_1m.cpu)
+        target("scale", f"resolve at 1M devices: CPU time <= {T_RESOLVE_CAT:g}x cat of its JSON "
+               f"(both into a file, minimum of {len(resolve_1m.cpu)})",
+               f"{r * 1e3:.0f} ms vs {c * 1e3:.0f} ms = {r / c:.2f}x "
+               f"(medians {resolve_1m.med('cpu') * 1e3:.0f} / {cat_1m.med('cpu') * 1e3:.0f} ms)",
+               r <= T_RESOLVE_CAT * c)
+    if resolve_1m.ok() and resolve_8m.ok():
+        per = {n: job.med("rss") * 1024 / n for n, job in ((1 << 20, resolve_1m),
+                                                           (1 << 23, resolve_8m))}
+        target("scale", f"resolve: peak RSS <= {T_RESOLVE_BPD:g} bytes per device "
+               f"(1M and 8M devices)",
+               f"{per[1 << 20]:.1f} B at 1M, {per[1 << 23]:.1f} B at 8M "
+               f"({resolve_8m.med('rss') / 1024:.0f} MiB)",
+               max(per.values()) <= T_RESOLVE_BPD)
     if show_1m.ok():
         target("scale", f"show --svg at 1M devices: <= {T_SVG_ELEMENTS:,} elements and "
                f"<= {T_SVG_MIB:g} MiB",

@@ -55,7 +55,9 @@ void mg_arena_free(struct mg_arena *a)
 
 void *mg_alloc(struct mg_arena *a, size_t size)
 {
-    const size_t align = sizeof(max_align_t);
+    /* The alignment, not the size, of max_align_t (32 bytes on x86-64,
+     * which would round every host name of a big inventory up to 32). */
+    const size_t align = _Alignof(max_align_t);
     size_t rounded;
     struct mg_arena_block *b = a->head;
     void *p;

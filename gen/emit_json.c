@@ -3,10 +3,15 @@
  * (docs/reference.md, "The resolve JSON"). Keys named there are stable;
  * others may be added. It formats the resolved model, one function per
  * field that is more than a scalar, through the JSON writer (json.c),
- * which places every separator and line break. It computes nothing and
- * never sees the spec, YAML or hwloc.
+ * which places every separator and line break. The rows written once per
+ * host, device or process are recorded once through the writer and then
+ * filled in (a device's row differs from another of the same topology and
+ * index by its id and host alone), so every byte is still the writer's. It
+ * computes nothing and never sees the spec, YAML or hwloc.
  */
 #include "json.h"
+
+#include <stdlib.h>
 
 static void mg_json_axes(struct mg_json *j, const struct mg_plan *p)
 {
@@ -42,50 +47,60 @@ static void mg_json_score(struct mg_json *j, const struct mg_plan *p)
     mg_json_end(j);
 }
 
+/* Every host's row is the same but for its name, slice and granule. */
 static void mg_json_hosts(struct mg_json *j, const struct mg_plan *p)
 {
+    struct mg_json_tpl row;
+    struct mg_json rec;
+    struct mg_json_arg arg[3] = {{0}};
     int i;
+
+    mg_json_record(&rec, &row);
+    mg_json_object(&rec, MG_JSON_INLINE);
+    mg_json_key(&rec, "name");
+    mg_json_hole(&rec, MG_JSON_HOLE_STRING);
+    mg_json_key(&rec, "slice");
+    mg_json_hole(&rec, MG_JSON_HOLE_STRING_OR_NULL);
+    mg_json_key(&rec, "granule");
+    mg_json_hole(&rec, MG_JSON_HOLE_INT);
+    mg_json_end(&rec);
+    mg_json_record_end(&rec);
 
     mg_json_key(j, "hosts");
     mg_json_array(j, MG_JSON_ALIGNED);
     for (i = 0; i < p->inv->n_hosts; i++) {
-        mg_json_object(j, MG_JSON_INLINE);
-        mg_json_key(j, "name");
-        mg_json_string(j, p->inv->hosts[i].name);
-        mg_json_key(j, "slice");
-        mg_json_string_or_null(j, p->inv->hosts[i].slice);
-        mg_json_key(j, "granule");
-        mg_json_int(j, p->host_granule[i]);
-        mg_json_end(j);
+        arg[0].s = p->inv->hosts[i].name;
+        arg[1].s = p->inv->hosts[i].slice;
+        arg[2].i = p->host_granule[i];
+        mg_json_fill(j, &row, arg);
     }
     mg_json_end(j);
+    mg_json_tpl_free(&row);
 }
 
 /* An inline array of n ints. */
 static void mg_json_ints(struct mg_json *j, const char *key, const int *v, int n)
 {
-    int i;
-
     mg_json_key(j, key);
-    mg_json_array(j, MG_JSON_INLINE);
-    for (i = 0; i < n; i++)
-        mg_json_int(j, v[i]);
-    mg_json_end(j);
+    mg_json_int_array(j, v, (size_t)n);
 }
 
-static void mg_json_device(struct mg_json *j, const struct mg_plan *p, int id)
+/* The row of a device of topology t at index local among its host's:
+ * everything but its id and host, which are the holes. */
+static void mg_json_device_row(struct mg_json_tpl *row, const struct mg_plan *p,
+                               const struct mg_topology *t, int local)
 {
-    const struct mg_plan_device *dv = &p->devices[id];
-    const struct mg_topology *t = &p->inv->topologies[p->inv->hosts[dv->host].topology];
-    const struct mg_devinfo *info = &t->devs[p->kind][dv->local];
+    const struct mg_devinfo *info = &t->devs[p->kind][local];
+    struct mg_json rec, *j = &rec;
 
+    mg_json_record(j, row);
     mg_json_object(j, MG_JSON_INLINE);
     mg_json_key(j, "id");
-    mg_json_int(j, id);
+    mg_json_hole(j, MG_JSON_HOLE_INT);
     mg_json_key(j, "host");
-    mg_json_int(j, dv->host);
+    mg_json_hole(j, MG_JSON_HOLE_INT);
     mg_json_key(j, "local");
-    mg_json_int(j, dv->local);
+    mg_json_int(j, local);
     mg_json_key(j, "kind");
     mg_json_string(j, mg_kind_name(p->kind));
     mg_json_key(j, "pci");
@@ -121,17 +136,65 @@ static void mg_json_device(struct mg_json *j, const struct mg_plan *p, int id)
         mg_json_int(j, info->core_on_chip);
     }
     mg_json_end(j);
+    mg_json_record_end(j);
+}
+
+/* The rows of one topology's devices, recorded as they are first needed.
+ * Hosts that share a topology usually come together, so holding the rows
+ * of one topology at a time records each about once, and what they hold
+ * is bounded by one host's devices, not by the cluster. */
+struct mg_device_rows {
+    int topology; /* whose rows these are; -1: none */
+    int n;
+    struct mg_json_tpl *row; /* [n]; text.data NULL: not recorded yet */
+};
+
+static void mg_device_rows_clear(struct mg_device_rows *r)
+{
+    int i;
+
+    for (i = 0; i < r->n; i++)
+        mg_json_tpl_free(&r->row[i]);
+    free(r->row);
+    r->topology = -1;
+    r->n = 0;
+    r->row = NULL;
+}
+
+static const struct mg_json_tpl *mg_device_row(struct mg_device_rows *r, const struct mg_plan *p,
+                                               int topology, int local)
+{
+    const struct mg_topology *t = &p->inv->topologies[topology];
+
+    if (r->topology != topology) {
+        mg_device_rows_clear(r);
+        r->row = calloc((size_t)t->n[p->kind], sizeof *r->row);
+        if (!r->row)
+            mg_oom();
+        r->topology = topology;
+        r->n = t->n[p->kind];
+    }
+    if (!r->row[local].text.data)
+        mg_json_device_row(&r->row[local], p, t, local);
+    return &r->row[local];
 }
 
 static void mg_json_devices(struct mg_json *j, const struct mg_plan *p)
 {
+    struct mg_device_rows rows = {-1, 0, NULL};
+    struct mg_json_arg arg[2] = {{0}};
     int i;
 
     mg_json_key(j, "devices");
     mg_json_array(j, MG_JSON_ALIGNED);
-    for (i = 0; i < p->n_devices; i++)
-        mg_json_device(j, p, i);
+    for (i = 0; i < p->n_devices; i++) {
+        const struct mg_plan_device *dv = &p->devices[i];
+        arg[0].i = i;
+        arg[1].i = dv->host;
+        mg_json_fill(j, mg_device_row(&rows, p, p->inv->hosts[dv->host].topology, dv->local), arg);
+    }
     mg_json_end(j);
+    mg_device_rows_clear(&rows);
 }
 
 /* key NULL: an entry of an array. */
@@ -170,27 +233,43 @@ static void mg_json_tpu(struct mg_json *j, const struct mg_plan *p)
     mg_json_end(j);
 }
 
+/* Every process's row is the same but for its id, host, devices and
+ * stage. */
 static void mg_json_processes(struct mg_json *j, const struct mg_plan *p)
 {
+    struct mg_json_tpl row;
+    struct mg_json rec;
+    struct mg_json_arg arg[4] = {{0}};
     int i;
+
+    mg_json_record(&rec, &row);
+    mg_json_object(&rec, MG_JSON_INLINE);
+    mg_json_key(&rec, "id");
+    mg_json_hole(&rec, MG_JSON_HOLE_INT);
+    mg_json_key(&rec, "host");
+    mg_json_hole(&rec, MG_JSON_HOLE_INT);
+    mg_json_key(&rec, "devices");
+    mg_json_hole(&rec, MG_JSON_HOLE_INTS);
+    if (p->mpmd_axis >= 0) {
+        mg_json_key(&rec, "stage");
+        mg_json_hole(&rec, MG_JSON_HOLE_INT);
+    }
+    mg_json_end(&rec);
+    mg_json_record_end(&rec);
 
     mg_json_key(j, "processes");
     mg_json_array(j, MG_JSON_ALIGNED);
     for (i = 0; i < p->n_processes; i++) {
         const struct mg_plan_process *pr = &p->processes[i];
-        mg_json_object(j, MG_JSON_INLINE);
-        mg_json_key(j, "id");
-        mg_json_int(j, i);
-        mg_json_key(j, "host");
-        mg_json_int(j, pr->host);
-        mg_json_ints(j, "devices", p->process_devices + pr->first, pr->count);
-        if (p->mpmd_axis >= 0) {
-            mg_json_key(j, "stage");
-            mg_json_int(j, pr->stage);
-        }
-        mg_json_end(j);
+        arg[0].i = i;
+        arg[1].i = pr->host;
+        arg[2].ints = p->process_devices + pr->first;
+        arg[2].n = (size_t)pr->count;
+        arg[3].i = pr->stage;
+        mg_json_fill(j, &row, arg);
     }
     mg_json_end(j);
+    mg_json_tpl_free(&row);
 }
 
 /* A PartitionSpec: per dimension null or the list of its axes. */

@@ -82,8 +82,9 @@ struct mg_buf {
     size_t flushed;
 };
 
-/* The chunk a streaming buffer hands on at once. */
-#define MG_BUF_CHUNK ((size_t)1 << 20)
+/* The most a streaming buffer holds before it hands its text on (unless
+ * one write is larger): what resolve's JSON costs in memory at any size. */
+#define MG_BUF_CHUNK ((size_t)1 << 18)
 
 void mg_buf_init(struct mg_buf *b);
 /* A buffer that hands its text to sink as it grows, so an output of any
@@ -107,6 +108,16 @@ void mg_blank(struct mg_buf *b);
 void mg_buf_int(struct mg_buf *b, int v);
 /* A decimal int64, without printf. */
 void mg_buf_i64(struct mg_buf *b, int64_t v);
+/* Room for n more bytes at the end of b (a streaming buffer first hands on
+ * what it holds), for a writer that fills them itself and then counts what
+ * it wrote with mg_buf_wrote: many small pieces at the cost of one check. */
+char *mg_buf_room(struct mg_buf *b, size_t n);
+void mg_buf_wrote(struct mg_buf *b, size_t n);
+/* The most characters of a decimal int64: a sign and 19 digits. */
+#define MG_I64_CHARS 20
+/* v in decimal at p (MG_I64_CHARS of room), without printf or a NUL;
+ * returns the end of what it wrote. */
+char *mg_fmt_i64(char *p, int64_t v);
 
 /* ---- locations and diagnostics (diag.c) ---------------------------------------- */
 
