@@ -1,12 +1,15 @@
 /*
  * Groups and MPMD stages: the devices that share a position on some axes
  * (meshgen_axes_mask, meshgen_group, meshgen_group_index,
- * meshgen_group_count) and those of one pipeline stage (meshgen_stage_count,
- * meshgen_stage_of, meshgen_stage_devices), the "groups" and "MPMD stages"
- * sections of <meshgen/meshgen.h>.
+ * meshgen_group_count), every group of a mask at once
+ * (meshgen_axis_groups), the per-device cursor (meshgen_cursor_init), and
+ * the devices of one pipeline stage (meshgen_stage_count, meshgen_stage_of,
+ * meshgen_stage_devices): the "groups" and "MPMD stages" sections of
+ * <meshgen/meshgen.h>.
  *
  * A group is listed by walking the mesh's flat index, never by dividing per
- * member: one axis by its stride, several by the runs of a `struct span`.
+ * member: one axis by its stride, several by the runs of a `struct span`,
+ * every group of a mask by an odometer over the runs in the output's order.
  * It uses the coordinates of lookup.c and knows nothing of hosts,
  * processes, shardings or launchers.
  */
@@ -393,6 +396,305 @@ int meshgen_group_count(const struct meshgen_mesh *mesh, uint32_t axes_mask)
     if (axes_mask & ~ALL_AXES(mesh->n_axes))
         return MESHGEN_ERR_RANGE;
     return count_over(mesh, ALL_AXES(mesh->n_axes) & ~axes_mask);
+}
+
+/* ---- every group at once, and the per-device cursor ---------------------------------- */
+
+/*
+ * The runs of a mask over the whole mesh: consecutive axes all inside it or
+ * all outside it, size-1 axes left out (their digit is always 0, so they
+ * belong to either side), innermost first, each with the product of its
+ * sizes (base) and of the sizes after it (stride).
+ */
+struct runs {
+    int n;
+    uint32_t in[MESHGEN_MAX_AXES];
+    uint32_t base[MESHGEN_MAX_AXES];
+    uint32_t stride[MESHGEN_MAX_AXES];
+};
+
+/*
+ * Splits the mesh into the runs of mask. The sizes must be at least 1 and
+ * multiply to exactly n_devices, else MESHGEN_ERR_CORRUPT: both callers
+ * then reach every flat index below n_devices and none past it, which is
+ * what keeps them inside mesh_devices (and a device's flat index below 2^31)
+ * on a mesh that was never checked.
+ */
+static int mask_runs(const struct meshgen_mesh *mesh, uint32_t mask, struct runs *r)
+{
+    const uint64_t limit = (uint64_t)mesh->n_devices;
+    uint64_t product = 1;
+    int i;
+
+    r->n = 0;
+    if (mesh->n_devices < 1)
+        return MESHGEN_ERR_CORRUPT;
+    for (i = mesh->n_axes - 1; i >= 0; i--) {
+        uint32_t size = axis_size(&mesh->axes[i]), in = (mask >> i) & 1u;
+
+        if (size == 0 || product * size > limit)
+            return MESHGEN_ERR_CORRUPT;
+        if (size == 1)
+            continue;
+        if (r->n == 0 || r->in[r->n - 1] != in) {
+            r->in[r->n] = in;
+            r->base[r->n] = 1;
+            r->stride[r->n] = (uint32_t)product;
+            r->n++;
+        }
+        r->base[r->n - 1] *= size;
+        product *= size;
+    }
+    return product == limit ? MESHGEN_OK : MESHGEN_ERR_CORRUPT;
+}
+
+/* One level of the walk below: a run, the step it makes in the mesh's flat
+ * index (src) and in the output (dst). */
+struct level {
+    size_t base, src, dst;
+};
+
+/* Rows shorter than this are written through a template (walk_short). */
+enum { SHORT_ROW = 16, TEMPLATE = 64 };
+
+/* The side of a transposed tile (walk_tiles), in ids. */
+#ifndef MESHGEN_TILE
+#define MESHGEN_TILE 16
+#endif
+
+/*
+ * Rows of nb < SHORT_ROW ids (the groups of a short axis, such as a
+ * pipeline's 4 stages): a loop per row would cost more in its own control
+ * than in its stores. The offsets of `rows` whole rows (up to TEMPLATE ids)
+ * are worked out once; then each block of rows is one long loop of an add
+ * (and a read, with a table) and a store per id.
+ */
+static void walk_short(const int32_t *table, uint32_t from, size_t na, size_t sa, size_t nb,
+                       size_t sb, int32_t *out)
+{
+    uint32_t offset[TEMPLATE];
+    size_t rows = TEMPLATE / nb, len = rows * nb, a, j;
+
+    for (j = 0; j < len; j++)
+        offset[j] = (uint32_t)(j / nb * sa + j % nb * sb);
+    for (a = 0; a + rows <= na; a += rows, out += len) {
+        uint32_t v = from + (uint32_t)(a * sa);
+
+        if (table == NULL)
+            for (j = 0; j < len; j++)
+                out[j] = (int32_t)(v + offset[j]);
+        else
+            for (j = 0; j < len; j++)
+                out[j] = table[v + offset[j]];
+    }
+    /* The rows left over, fewer than a block. */
+    for (j = 0; j < (na - a) * nb; j++) {
+        uint32_t v = from + (uint32_t)(a * sa) + offset[j];
+
+        out[j] = table == NULL ? (int32_t)v : table[v];
+    }
+}
+
+/*
+ * A table read across long rows with a stride: the groups of any axis but
+ * the last are a transposition of the table, and the plain order reads one
+ * id per cache line. Square tiles read MESHGEN_TILE lines and write as
+ * many, each used whole while it is in the cache.
+ */
+static void walk_tiles(const int32_t *table, size_t na, size_t sa, size_t nb, size_t sb,
+                       int32_t *out)
+{
+    size_t a0, b0, a, b;
+
+    for (a0 = 0; a0 < na; a0 += MESHGEN_TILE) {
+        size_t a_end = na - a0 < MESHGEN_TILE ? na : a0 + MESHGEN_TILE;
+
+        for (b0 = 0; b0 < nb; b0 += MESHGEN_TILE) {
+            size_t b_end = nb - b0 < MESHGEN_TILE ? nb : b0 + MESHGEN_TILE;
+
+            for (a = a0; a < a_end; a++) {
+                const int32_t *src = table + a * sa;
+                int32_t *dst = out + a * nb;
+
+                for (b = b0; b < b_end; b++)
+                    dst[b] = src[b * sb];
+            }
+        }
+    }
+}
+
+/*
+ * The last two levels of the walk, from flat index `from` to out: for a in
+ * outer.base, for b in inner.base, the next id is that of flat index from +
+ * a * outer.src + b * inner.src. Where the mesh has no table the id is the
+ * flat index, written without a read.
+ */
+static void walk_pair(const int32_t *table, uint32_t from, const struct level *outer,
+                      const struct level *inner, int32_t *out)
+{
+    size_t na = outer->base, nb = inner->base, sa = outer->src, sb = inner->src, a, b;
+
+    if (nb < SHORT_ROW && na > 1) {
+        walk_short(table, from, na, sa, nb, sb, out);
+        return;
+    }
+    if (table == NULL) {
+        for (a = 0; a < na; a++, out += nb) {
+            uint32_t v = from + (uint32_t)(a * sa);
+
+            for (b = 0; b < nb; b++)
+                out[b] = (int32_t)(v + (uint32_t)(b * sb));
+        }
+        return;
+    }
+    table += from;
+    if (sb == 1) {
+        for (a = 0; a < na; a++, out += nb)
+            memcpy(out, table + a * sa, nb * sizeof *out);
+        return;
+    }
+    walk_tiles(table, na, sa, nb, sb, out);
+}
+
+/* Appends a level after the n in lv, or joins it to the last when that
+ * one's step is exactly the new level's span; returns the new count. */
+static int add_level(struct level *lv, int n, size_t base, size_t src)
+{
+    if (n > 0 && lv[n - 1].src == base * src) {
+        lv[n - 1].base *= base;
+        lv[n - 1].src = src;
+        return n;
+    }
+    lv[n] = (struct level){base, src, 0};
+    return n + 1;
+}
+
+int meshgen_axis_groups(const struct meshgen_mesh *mesh, uint32_t axes_mask, int32_t *out,
+                        size_t cap)
+{
+    struct runs r;
+    struct level lv[MESHGEN_MAX_AXES + 1];
+    size_t pos[MESHGEN_MAX_AXES + 1], dst, span;
+    uint32_t from;
+    int i, n = 0, rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (axes_mask & ~ALL_AXES(mesh->n_axes))
+        return MESHGEN_ERR_RANGE;
+    rc = mask_runs(mesh, axes_mask, &r);
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (out == NULL)
+        return cap == 0 ? mesh->n_devices : MESHGEN_ERR_NULL;
+    if (cap < (size_t)mesh->n_devices)
+        return MESHGEN_ERR_NO_SPACE;
+    /* The output's order as levels, outermost first: the runs outside the
+     * mask (the group number, row-major), then those inside it (the rank).
+     * A level whose step is the whole span of the next one continues it
+     * (the groups of the last axis are the mesh in order) and joins it. */
+    for (i = r.n - 1; i >= 0; i--)
+        if (!r.in[i])
+            n = add_level(lv, n, r.base[i], r.stride[i]);
+    for (i = r.n - 1; i >= 0; i--)
+        if (r.in[i])
+            n = add_level(lv, n, r.base[i], r.stride[i]);
+    /* walk_pair takes two levels: unit ones go in front of fewer. */
+    while (n < 2) {
+        memmove(&lv[1], &lv[0], sizeof lv[0] * (size_t)n);
+        lv[0] = (struct level){1, 0, 0};
+        n++;
+    }
+    /* A level's step in the output is the product of the bases after it. */
+    for (span = 1, i = n - 1; i >= 0; i--) {
+        lv[i].dst = span;
+        span *= lv[i].base;
+    }
+    /* An odometer over the levels before the last two, which walk_pair
+     * covers; each of its steps moves `from` and dst by that level's steps. */
+    for (i = 0; i < n - 2; i++)
+        pos[i] = 0;
+    from = 0;
+    dst = 0;
+    for (;;) {
+        walk_pair(mesh->mesh_devices, from, &lv[n - 2], &lv[n - 1], out + dst);
+        for (i = n - 3; i >= 0; i--) {
+            from += (uint32_t)lv[i].src;
+            dst += lv[i].dst;
+            if (++pos[i] < lv[i].base)
+                break;
+            from -= (uint32_t)(lv[i].base * lv[i].src);
+            dst -= lv[i].base * lv[i].dst;
+            pos[i] = 0;
+        }
+        if (i < 0)
+            return mesh->n_devices;
+    }
+}
+
+/* mul and shift such that f / d == (f * mul) >> shift for every f below
+ * 2^31, for 1 <= d <= 2^31 (meshgen.h cites the method): shift = 31 + l
+ * with 2^l >= d, mul = ceil(2^shift / d), which stays below 2^32. */
+static void divisor(uint32_t d, uint32_t *mul, uint32_t *shift)
+{
+    uint32_t l = 0;
+
+    while (l < 31 && (1u << l) < d)
+        l++;
+    *shift = 31 + l;
+    *mul = (uint32_t)(((1ull << *shift) + d - 1) / d);
+}
+
+int meshgen_cursor_init(struct meshgen_cursor *c, const struct meshgen_mesh *mesh,
+                        uint32_t axes_mask)
+{
+    struct meshgen_cursor k;
+    struct runs r;
+    uint32_t group_scale = 1, rank_scale = 1, stride = 1, size = 1, ins = 0;
+    int i, rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (c == NULL)
+        return MESHGEN_ERR_NULL;
+    if (axes_mask & ~ALL_AXES(mesh->n_axes))
+        return MESHGEN_ERR_RANGE;
+    rc = mask_runs(mesh, axes_mask, &r);
+    if (rc != MESHGEN_OK)
+        return rc;
+    memset(&k, 0, sizeof k);
+    k.version = MESHGEN_CURSOR_VERSION;
+    k.device_index = mesh->device_index;
+    for (i = 0; i < r.n; i++) {
+        struct meshgen_cursor_run *run = &k.runs[i];
+
+        run->base = r.base[i];
+        divisor(r.base[i], &run->mul, &run->shift);
+        if (r.in[i]) {
+            run->rank_scale = rank_scale;
+            rank_scale *= r.base[i];
+            stride = r.stride[i];
+            size = r.base[i];
+            ins++;
+        } else {
+            run->group_scale = group_scale;
+            group_scale *= r.base[i];
+        }
+    }
+    /* One run in the mask, or none (stride and size 1: the group is f). */
+    if (ins <= 1) {
+        k.stride = stride;
+        k.size = size;
+        divisor(stride, &k.mul_stride, &k.shift_stride);
+        divisor(stride * size, &k.mul_block, &k.shift_block);
+        /* Not read then; zero, so that a cursor's bytes depend only on
+         * the mesh and the mask. */
+        memset(k.runs, 0, sizeof k.runs);
+    } else {
+        k.n_runs = (uint32_t)r.n;
+    }
+    *c = k;
+    return MESHGEN_OK;
 }
 
 /* ---- MPMD stages ------------------------------------------------------------------ */
