@@ -454,7 +454,56 @@ struct level {
     size_t base, src, dst;
 };
 
-/* Rows shorter than this are written through a template (walk_short). */
+/*
+ * Where the mesh has no table the ids are computed, and writing them is
+ * then bound by the stores, not by their arithmetic: GCC's and Clang's
+ * vector extension makes four ids one 16-byte store (SSE2, NEON) where the
+ * machine has one, and four plain stores where it does not. Other
+ * compilers store one id at a time.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define IDS4 1
+typedef uint32_t ids4 __attribute__((vector_size(16)));
+#endif
+
+/* out[j] = v + j * step for j < n. */
+static void fill_arith(int32_t *out, size_t n, uint32_t v, uint32_t step)
+{
+    size_t j = 0;
+
+#ifdef IDS4
+    ids4 x = {v, v + step, v + 2 * step, v + 3 * step};
+    const ids4 by = {4 * step, 4 * step, 4 * step, 4 * step};
+
+    for (; j + 4 <= n; j += 4, x += by)
+        memcpy(out + j, &x, sizeof x);
+#endif
+    for (; j < n; j++)
+        out[j] = (int32_t)(v + (uint32_t)j * step);
+}
+
+/* out[j] = v + offset[j] for j < n. */
+static void fill_offsets(int32_t *out, size_t n, uint32_t v, const uint32_t *offset)
+{
+    size_t j = 0;
+
+#ifdef IDS4
+    const ids4 base = {v, v, v, v};
+
+    for (; j + 4 <= n; j += 4) {
+        ids4 x;
+
+        memcpy(&x, offset + j, sizeof x);
+        x += base;
+        memcpy(out + j, &x, sizeof x);
+    }
+#endif
+    for (; j < n; j++)
+        out[j] = (int32_t)(v + offset[j]);
+}
+
+/* Rows shorter than SHORT_ROW ids are written through a template of up to
+ * TEMPLATE ids (struct walk). */
 enum { SHORT_ROW = 16, TEMPLATE = 64 };
 
 /* The side of a transposed tile (walk_tiles), in ids. */
@@ -463,36 +512,66 @@ enum { SHORT_ROW = 16, TEMPLATE = 64 };
 #endif
 
 /*
- * Rows of nb < SHORT_ROW ids (the groups of a short axis, such as a
- * pipeline's 4 stages): a loop per row would cost more in its own control
- * than in its stores. The offsets of `rows` whole rows (up to TEMPLATE ids)
- * are worked out once; then each block of rows is one long loop of an add
- * (and a read, with a table) and a store per id.
+ * The last two levels of the walk, from a flat index `from` to out: for a
+ * in na, for b in nb, the next id is that of flat index from + a * sa +
+ * b * sb. Worked out once per call of meshgen_axis_groups, then run at
+ * every step of its odometer.
+ *
+ * Rows shorter than SHORT_ROW ids (the groups of a short axis, such as a
+ * pipeline's 4 stages) would cost more in a loop's control per row than in
+ * their stores, so the offsets of `rows` whole rows (`len` ids, at most
+ * TEMPLATE) are worked out here, and a block of rows is one long loop of an
+ * add (and a read, with a table) and a store per id.
  */
-static void walk_short(const int32_t *table, uint32_t from, size_t na, size_t sa, size_t nb,
-                       size_t sb, int32_t *out)
-{
+struct walk {
+    const int32_t *table; /* the mesh's mesh_devices; NULL: the id is the flat index */
+    size_t na, sa, nb, sb;
+    size_t rows, len; /* rows per block of the template, and its ids; 0 for long rows */
     uint32_t offset[TEMPLATE];
-    size_t rows = TEMPLATE / nb, len = rows * nb, a, j;
+};
 
-    for (j = 0; j < len; j++)
-        offset[j] = (uint32_t)(j / nb * sa + j % nb * sb);
-    for (a = 0; a + rows <= na; a += rows, out += len) {
-        uint32_t v = from + (uint32_t)(a * sa);
+static void walk_init(struct walk *w, const int32_t *table, const struct level *outer,
+                      const struct level *inner)
+{
+    size_t j;
 
-        if (table == NULL)
-            for (j = 0; j < len; j++)
-                out[j] = (int32_t)(v + offset[j]);
+    w->table = table;
+    w->na = outer->base;
+    w->sa = outer->src;
+    w->nb = inner->base;
+    w->sb = inner->src;
+    w->rows = 0;
+    w->len = 0;
+    if (w->nb >= SHORT_ROW || w->na == 1)
+        return;
+    w->rows = TEMPLATE / w->nb < w->na ? TEMPLATE / w->nb : w->na;
+    w->len = w->rows * w->nb;
+    for (j = 0; j < w->len; j++)
+        w->offset[j] = (uint32_t)(j / w->nb * w->sa + j % w->nb * w->sb);
+}
+
+/* Rows through the template: whole blocks, then the rows left over, which
+ * the start of the template covers (it is row-major). */
+static void walk_short(const struct walk *w, uint32_t from, int32_t *out)
+{
+    size_t a, j, left;
+
+    for (a = 0; a + w->rows <= w->na; a += w->rows, out += w->len) {
+        uint32_t v = from + (uint32_t)(a * w->sa);
+
+        if (w->table == NULL)
+            fill_offsets(out, w->len, v, w->offset);
         else
-            for (j = 0; j < len; j++)
-                out[j] = table[v + offset[j]];
+            for (j = 0; j < w->len; j++)
+                out[j] = w->table[v + w->offset[j]];
     }
-    /* The rows left over, fewer than a block. */
-    for (j = 0; j < (na - a) * nb; j++) {
-        uint32_t v = from + (uint32_t)(a * sa) + offset[j];
-
-        out[j] = table == NULL ? (int32_t)v : table[v];
-    }
+    left = (w->na - a) * w->nb;
+    from += (uint32_t)(a * w->sa);
+    if (w->table == NULL)
+        fill_offsets(out, left, from, w->offset);
+    else
+        for (j = 0; j < left; j++)
+            out[j] = w->table[from + w->offset[j]];
 }
 
 /*
@@ -523,37 +602,28 @@ static void walk_tiles(const int32_t *table, size_t na, size_t sa, size_t nb, si
     }
 }
 
-/*
- * The last two levels of the walk, from flat index `from` to out: for a in
- * outer.base, for b in inner.base, the next id is that of flat index from +
- * a * outer.src + b * inner.src. Where the mesh has no table the id is the
- * flat index, written without a read.
- */
-static void walk_pair(const int32_t *table, uint32_t from, const struct level *outer,
-                      const struct level *inner, int32_t *out)
+/* One step of the walk: na x nb ids from flat index `from`, to out. Where
+ * the mesh has no table the ids are the flat indices, written without a
+ * read. */
+static void walk_run(const struct walk *w, uint32_t from, int32_t *out)
 {
-    size_t na = outer->base, nb = inner->base, sa = outer->src, sb = inner->src, a, b;
+    size_t a, nb = w->nb, sb = w->sb;
 
-    if (nb < SHORT_ROW && na > 1) {
-        walk_short(table, from, na, sa, nb, sb, out);
+    if (w->len != 0) {
+        walk_short(w, from, out);
         return;
     }
-    if (table == NULL) {
-        for (a = 0; a < na; a++, out += nb) {
-            uint32_t v = from + (uint32_t)(a * sa);
-
-            for (b = 0; b < nb; b++)
-                out[b] = (int32_t)(v + (uint32_t)(b * sb));
-        }
+    if (w->table == NULL) {
+        for (a = 0; a < w->na; a++, out += nb)
+            fill_arith(out, nb, from + (uint32_t)(a * w->sa), (uint32_t)sb);
         return;
     }
-    table += from;
     if (sb == 1) {
-        for (a = 0; a < na; a++, out += nb)
-            memcpy(out, table + a * sa, nb * sizeof *out);
+        for (a = 0; a < w->na; a++, out += nb)
+            memcpy(out, w->table + from + a * w->sa, nb * sizeof *out);
         return;
     }
-    walk_tiles(table, na, sa, nb, sb, out);
+    walk_tiles(w->table + from, w->na, w->sa, nb, sb, out);
 }
 
 /* Appends a level after the n in lv, or joins it to the last when that
@@ -574,6 +644,7 @@ int meshgen_axis_groups(const struct meshgen_mesh *mesh, uint32_t axes_mask, int
 {
     struct runs r;
     struct level lv[MESHGEN_MAX_AXES + 1];
+    struct walk w;
     size_t pos[MESHGEN_MAX_AXES + 1], dst, span;
     uint32_t from;
     int i, n = 0, rc = mesh_usable(mesh);
@@ -599,7 +670,7 @@ int meshgen_axis_groups(const struct meshgen_mesh *mesh, uint32_t axes_mask, int
     for (i = r.n - 1; i >= 0; i--)
         if (r.in[i])
             n = add_level(lv, n, r.base[i], r.stride[i]);
-    /* walk_pair takes two levels: unit ones go in front of fewer. */
+    /* The walk takes two levels: unit ones go in front of fewer. */
     while (n < 2) {
         memmove(&lv[1], &lv[0], sizeof lv[0] * (size_t)n);
         lv[0] = (struct level){1, 0, 0};
@@ -610,14 +681,15 @@ int meshgen_axis_groups(const struct meshgen_mesh *mesh, uint32_t axes_mask, int
         lv[i].dst = span;
         span *= lv[i].base;
     }
-    /* An odometer over the levels before the last two, which walk_pair
+    /* An odometer over the levels before the last two, which the walk
      * covers; each of its steps moves `from` and dst by that level's steps. */
+    walk_init(&w, mesh->mesh_devices, &lv[n - 2], &lv[n - 1]);
     for (i = 0; i < n - 2; i++)
         pos[i] = 0;
     from = 0;
     dst = 0;
     for (;;) {
-        walk_pair(mesh->mesh_devices, from, &lv[n - 2], &lv[n - 1], out + dst);
+        walk_run(&w, from, out + dst);
         for (i = n - 3; i >= 0; i--) {
             from += (uint32_t)lv[i].src;
             dst += lv[i].dst;
