@@ -148,8 +148,7 @@ static void check_mask(const struct fuzz_mesh *f, int corrupt, uint32_t mask, ui
         int32_t *members = buf + n + 4;
 
         CHECK(meshgen_group(m, buf[(size_t)g * (size_t)size], mask, members, size) == size);
-        CHECK(memcmp(members, &buf[(size_t)g * (size_t)size], sizeof *members * (size_t)size) ==
-              0);
+        CHECK(memcmp(members, &buf[(size_t)g * (size_t)size], sizeof *members * (size_t)size) == 0);
     }
 }
 

@@ -451,21 +451,22 @@ MESHGEN_API int meshgen_cursor_init(struct meshgen_cursor *c, const struct meshg
  * 0 .. n_inventory_devices - 1 reads outside the table.
  */
 /* The general case of meshgen_cursor_group(): a mask whose axes are not
- * consecutive, a digit per run. Kept out of line where the compiler allows
- * it (a copy per file that uses it, no exported symbol), so that a loop
- * over the usual case keeps its values in registers instead of spilling
- * them around this loop. */
+ * consecutive, a digit per run; returns the rank in the high 32 bits and
+ * the group in the low ones. Kept out of line where the compiler allows it
+ * (a copy per file that uses it, no exported symbol), and pure (it writes
+ * nothing), so that a loop over the usual case keeps the cursor's fields
+ * in registers instead of reloading them after every store it makes. */
 #if defined(__clang__)
-#define MESHGEN_OUT_OF_LINE_ inline __attribute__((noinline))
+#define MESHGEN_OUT_OF_LINE_ inline __attribute__((noinline, pure))
 #elif defined(__GNUC__)
 /* gcc warns of noinline on an inline function; unused spares a file that
  * never calls it the warning about an unused static function. */
-#define MESHGEN_OUT_OF_LINE_ __attribute__((noinline, unused))
+#define MESHGEN_OUT_OF_LINE_ __attribute__((noinline, pure, unused))
 #else
 #define MESHGEN_OUT_OF_LINE_ inline
 #endif
-static MESHGEN_OUT_OF_LINE_ int32_t meshgen_cursor_runs_(const struct meshgen_cursor *c, uint32_t f,
-                                                         int32_t *rank)
+static MESHGEN_OUT_OF_LINE_ uint64_t meshgen_cursor_runs_(const struct meshgen_cursor *c,
+                                                          uint32_t f)
 {
     uint32_t group = 0, in_group = 0, i;
 
@@ -479,9 +480,7 @@ static MESHGEN_OUT_OF_LINE_ int32_t meshgen_cursor_runs_(const struct meshgen_cu
         in_group += digit * run->rank_scale;
         f = q;
     }
-    if (rank != NULL)
-        *rank = (int32_t)in_group;
-    return (int32_t)group;
+    return (uint64_t)in_group << 32 | group;
 }
 
 static inline int32_t meshgen_cursor_group(const struct meshgen_cursor *c, int32_t device,
@@ -490,8 +489,13 @@ static inline int32_t meshgen_cursor_group(const struct meshgen_cursor *c, int32
     uint32_t f = c->device_index != NULL ? (uint32_t)c->device_index[device] : (uint32_t)device;
     uint32_t q, high;
 
-    if (c->n_runs != 0)
-        return meshgen_cursor_runs_(c, f, rank);
+    if (c->n_runs != 0) {
+        uint64_t both = meshgen_cursor_runs_(c, f);
+
+        if (rank != NULL)
+            *rank = (int32_t)(uint32_t)(both >> 32);
+        return (int32_t)(uint32_t)both;
+    }
     q = (uint32_t)(((uint64_t)f * c->mul_stride) >> c->shift_stride);
     high = (uint32_t)(((uint64_t)f * c->mul_block) >> c->shift_block);
     if (rank != NULL)
