@@ -440,16 +440,6 @@ struct meshgen_cursor {
 MESHGEN_API int meshgen_cursor_init(struct meshgen_cursor *c, const struct meshgen_mesh *mesh,
                                     uint32_t axes_mask);
 
-/**
- * The group number of `device` along the cursor's mask, as
- * meshgen_group_index() gives it, and, when rank is not NULL, its rank in
- * the group. Inline and unchecked: `device` must be a device of the mesh
- * (0 <= device < n_inventory_devices, device_index[device] >= 0, as
- * meshgen_group_index() would accept it). For such a device it reads one
- * entry of device_index, or nothing where the mesh leaves that table out;
- * for another id the answer is meaningless, and an id outside
- * 0 .. n_inventory_devices - 1 reads outside the table.
- */
 /* The general case of meshgen_cursor_group(): a mask whose axes are not
  * consecutive, a digit per run; returns the rank in the high 32 bits and
  * the group in the low ones. Kept out of line where the compiler allows it
@@ -483,6 +473,16 @@ static MESHGEN_OUT_OF_LINE_ uint64_t meshgen_cursor_runs_(const struct meshgen_c
     return (uint64_t)in_group << 32 | group;
 }
 
+/**
+ * The group number of `device` along the cursor's mask, as
+ * meshgen_group_index() gives it, and, when rank is not NULL, its rank in
+ * the group. Inline and unchecked: `device` must be a device of the mesh
+ * (0 <= device < n_inventory_devices, device_index[device] >= 0, as
+ * meshgen_group_index() would accept it). For such a device it reads one
+ * entry of device_index, or nothing where the mesh leaves that table out;
+ * for another id the answer is meaningless, and an id outside
+ * 0 .. n_inventory_devices - 1 reads outside the table.
+ */
 static inline int32_t meshgen_cursor_group(const struct meshgen_cursor *c, int32_t device,
                                            int32_t *rank)
 {
