@@ -704,17 +704,13 @@ int meshgen_axis_groups(const struct meshgen_mesh *mesh, uint32_t axes_mask, int
     }
 }
 
-/* mul and shift such that f / d == (f * mul) >> shift for every f below
- * 2^31, for 1 <= d <= 2^31 (meshgen.h cites the method): shift = 31 + l
- * with 2^l >= d, mul = ceil(2^shift / d), which stays below 2^32. */
-static void divisor(uint32_t d, uint32_t *mul, uint32_t *shift)
+/* ceil(2^64 / d), for 2 <= d <= 2^31: the cursor's multiplier for a
+ * division by d (meshgen.h gives the method). For d a power of two,
+ * (2^64 - 1) / d is 2^64 / d - 1; for any other d, 2^64 / d is not whole
+ * and (2^64 - 1) / d is its floor: one more is the ceiling either way. */
+static uint64_t divisor(uint32_t d)
 {
-    uint32_t l = 0;
-
-    while (l < 31 && (1u << l) < d)
-        l++;
-    *shift = 31 + l;
-    *mul = (uint32_t)(((1ull << *shift) + d - 1) / d);
+    return UINT64_MAX / d + 1;
 }
 
 int meshgen_cursor_init(struct meshgen_cursor *c, const struct meshgen_mesh *mesh,
@@ -722,8 +718,8 @@ int meshgen_cursor_init(struct meshgen_cursor *c, const struct meshgen_mesh *mes
 {
     struct meshgen_cursor k;
     struct runs r;
-    uint32_t group_scale = 1, rank_scale = 1, stride = 1, size = 1, ins = 0;
-    int i, rc = mesh_usable(mesh);
+    uint32_t group_scale = 1, rank_scale = 1, ins = 0, before = 0;
+    int i, in_run = -1, rc = mesh_usable(mesh);
 
     if (rc != MESHGEN_OK)
         return rc;
@@ -738,32 +734,45 @@ int meshgen_cursor_init(struct meshgen_cursor *c, const struct meshgen_mesh *mes
     k.version = MESHGEN_CURSOR_VERSION;
     k.device_index = mesh->device_index;
     for (i = 0; i < r.n; i++) {
-        struct meshgen_cursor_run *run = &k.runs[i];
-
-        run->base = r.base[i];
-        divisor(r.base[i], &run->mul, &run->shift);
         if (r.in[i]) {
-            run->rank_scale = rank_scale;
-            rank_scale *= r.base[i];
-            stride = r.stride[i];
-            size = r.base[i];
             ins++;
-        } else {
-            run->group_scale = group_scale;
-            group_scale *= r.base[i];
+            in_run = i;
+        } else if (in_run >= 0) {
+            before++; /* a run of other axes before (outside) the mask's */
         }
     }
-    /* One run in the mask, or none (stride and size 1: the group is f). */
-    if (ins <= 1) {
-        k.stride = stride;
-        k.size = size;
-        divisor(stride, &k.mul_stride, &k.shift_stride);
-        divisor(stride * size, &k.mul_block, &k.shift_block);
-        /* Not read then; zero, so that a cursor's bytes depend only on
-         * the mesh and the mask. */
-        memset(k.runs, 0, sizeof k.runs);
+    if (ins == 0) {
+        k.form = MESHGEN_CURSOR_NONE;
+    } else if (ins == 1) {
+        k.stride = r.stride[in_run];
+        k.size = r.base[in_run];
+        if (k.stride == 1) {
+            k.form = MESHGEN_CURSOR_INNER;
+            k.mul_block = divisor(k.size);
+        } else if (before == 0) {
+            k.form = MESHGEN_CURSOR_OUTER;
+            k.mul_stride = divisor(k.stride);
+        } else {
+            k.form = MESHGEN_CURSOR_MIDDLE;
+            k.mul_stride = divisor(k.stride);
+            k.mul_block = divisor(k.stride * k.size);
+        }
     } else {
+        k.form = MESHGEN_CURSOR_RUNS;
         k.n_runs = (uint32_t)r.n;
+        for (i = 0; i < r.n; i++) {
+            struct meshgen_cursor_run *run = &k.runs[i];
+
+            run->base = r.base[i];
+            run->mul = divisor(r.base[i]);
+            if (r.in[i]) {
+                run->rank_scale = rank_scale;
+                rank_scale *= r.base[i];
+            } else {
+                run->group_scale = group_scale;
+                group_scale *= r.base[i];
+            }
+        }
     }
     *c = k;
     return MESHGEN_OK;

@@ -398,35 +398,48 @@ MESHGEN_API int meshgen_axis_groups(const struct meshgen_mesh *mesh, uint32_t ax
  * the mesh's device_index table, which is const data for the life of the
  * program. It may be shared between threads.
  *
- * The arithmetic: a flat mesh index f (below 2^31) divided by d is
- * (f * mul) >> shift, with mul = ceil(2^shift / d) and shift = 31 +
- * ceil(log2 d) (Granlund and Montgomery, "Division by invariant integers
- * using multiplication", 1994: exact for every f below 2^31).
+ * The arithmetic: a flat mesh index f (below 2^31) divided by d (2 to
+ * 2^31) is the high 64 bits of f * mul, mul = ceil(2^64 / d): exact for
+ * every such f, as f * (mul * d - 2^64) < 2^62 (Granlund and Montgomery,
+ * "Division by invariant integers using multiplication", 1994). Where the
+ * compiler has a 128-bit type that is one multiplication; elsewhere two.
  */
 #define MESHGEN_CURSOR_VERSION 1
+
+/* How meshgen_cursor_group() finds the group number g and the rank r from
+ * the device's flat index f, by the place of the mask's axes (size-1 axes
+ * left out): none (g = f, r = 0); one run of consecutive axes that is the
+ * innermost (g = f / size, r = f % size), the outermost (r = f / stride,
+ * g = f % stride) or neither (f = (high * size + r) * stride + low, g =
+ * high * stride + low); or several runs, a digit each (runs[]). */
+enum meshgen_cursor_form {
+    MESHGEN_CURSOR_NONE = 0,
+    MESHGEN_CURSOR_INNER = 1,
+    MESHGEN_CURSOR_OUTER = 2,
+    MESHGEN_CURSOR_MIDDLE = 3,
+    MESHGEN_CURSOR_RUNS = 4
+};
 
 /* A run of consecutive axes (size-1 axes left out) that are all inside the
  * mask or all outside it, read as one mixed-radix digit of the flat index. */
 struct meshgen_cursor_run {
-    uint32_t base;        /* the product of its axes' sizes */
-    uint32_t mul, shift;  /* what is left of f, divided by base: (f * mul) >> shift */
+    uint64_t mul;         /* what is left of f, divided by base: the high 64 bits of f * mul */
+    uint32_t base;        /* the product of its axes' sizes, at least 2 */
     uint32_t group_scale; /* the digit's weight in the group number; 0 for a run in the mask */
     uint32_t rank_scale;  /* the digit's weight in the rank; 0 for a run outside it */
+    uint32_t reserved;    /* zero */
 };
 
 struct meshgen_cursor {
-    uint32_t version; /* MESHGEN_CURSOR_VERSION */
-    /* 0 when the mask's axes are consecutive (one run, a single axis always,
-     * or none): then f = (high * size + rank) * stride + low, the group is
-     * high * stride + low, and the fields stride .. shift_block hold it.
-     * Otherwise the number of runs in runs[], innermost first. */
-    uint32_t n_runs;
+    uint32_t version;            /* MESHGEN_CURSOR_VERSION */
+    uint32_t form;               /* enum meshgen_cursor_form */
     const int32_t *device_index; /* the mesh's; NULL: flat index = device id */
+    uint64_t mul_stride;         /* f / stride (forms OUTER, MIDDLE) */
+    uint64_t mul_block;          /* f / (stride * size) (INNER, whose stride is 1; MIDDLE) */
     uint32_t stride;             /* the product of the sizes of the axes after the run */
     uint32_t size;               /* the product of the sizes of the run's axes: the group size */
-    uint32_t mul_stride, shift_stride; /* f / stride */
-    uint32_t mul_block, shift_block;   /* f / (stride * size) */
-    uint32_t reserved[2];
+    uint32_t n_runs;             /* entries of runs[] (form RUNS), innermost first */
+    uint32_t reserved[3];        /* zero */
     struct meshgen_cursor_run runs[MESHGEN_MAX_AXES];
 };
 
@@ -440,12 +453,29 @@ struct meshgen_cursor {
 MESHGEN_API int meshgen_cursor_init(struct meshgen_cursor *c, const struct meshgen_mesh *mesh,
                                     uint32_t axes_mask);
 
-/* The general case of meshgen_cursor_group(): a mask whose axes are not
- * consecutive, a digit per run; returns the rank in the high 32 bits and
- * the group in the low ones. Kept out of line where the compiler allows it
- * (a copy per file that uses it, no exported symbol), and pure (it writes
- * nothing), so that a loop over the usual case keeps the cursor's fields
- * in registers instead of reloading them after every store it makes. */
+/* f / d for the cursor, mul = ceil(2^64 / d) (above). A program may define
+ * MESHGEN_CURSOR_NO_INT128 to take the two-multiplication form anyway (the
+ * tests do, to hold it to the same answers). */
+static inline uint32_t meshgen_cursor_div_(uint32_t f, uint64_t mul)
+{
+#if defined(__SIZEOF_INT128__) && !defined(MESHGEN_CURSOR_NO_INT128)
+    __extension__ typedef unsigned __int128 meshgen_u128_;
+
+    return (uint32_t)(((meshgen_u128_)f * mul) >> 64);
+#else
+    /* (f * mul) >> 64 from the halves of mul; no sum overflows 64 bits. */
+    uint64_t low = (uint64_t)f * (uint32_t)mul, high = (uint64_t)f * (uint32_t)(mul >> 32);
+
+    return (uint32_t)((high + (low >> 32)) >> 32);
+#endif
+}
+
+/* The form RUNS of meshgen_cursor_group(): a digit per run; returns the
+ * rank in the high 32 bits and the group in the low ones. Kept out of line
+ * where the compiler allows it (a copy per file that uses it, no exported
+ * symbol), and pure (it writes nothing), so that a loop over the other
+ * forms keeps the cursor's fields in registers instead of reloading them
+ * after every store it makes. */
 #if defined(__clang__)
 #define MESHGEN_OUT_OF_LINE_ inline __attribute__((noinline, pure))
 #elif defined(__GNUC__)
@@ -463,7 +493,7 @@ static MESHGEN_OUT_OF_LINE_ uint64_t meshgen_cursor_runs_(const struct meshgen_c
     /* The bound keeps a cursor that was never initialised inside runs[]. */
     for (i = 0; i < c->n_runs && i < MESHGEN_MAX_AXES; i++) {
         const struct meshgen_cursor_run *run = &c->runs[i];
-        uint32_t q = (uint32_t)(((uint64_t)f * run->mul) >> run->shift);
+        uint32_t q = meshgen_cursor_div_(f, run->mul);
         uint32_t digit = f - q * run->base;
 
         group += digit * run->group_scale;
@@ -487,20 +517,37 @@ static inline int32_t meshgen_cursor_group(const struct meshgen_cursor *c, int32
                                            int32_t *rank)
 {
     uint32_t f = c->device_index != NULL ? (uint32_t)c->device_index[device] : (uint32_t)device;
-    uint32_t q, high;
+    uint32_t g, r, q;
+    uint64_t both;
 
-    if (c->n_runs != 0) {
-        uint64_t both = meshgen_cursor_runs_(c, f);
-
-        if (rank != NULL)
-            *rank = (int32_t)(uint32_t)(both >> 32);
-        return (int32_t)(uint32_t)both;
+    switch (c->form) {
+    case MESHGEN_CURSOR_INNER:
+        g = meshgen_cursor_div_(f, c->mul_block);
+        r = f - g * c->size;
+        break;
+    case MESHGEN_CURSOR_OUTER:
+        r = meshgen_cursor_div_(f, c->mul_stride);
+        g = f - r * c->stride;
+        break;
+    case MESHGEN_CURSOR_MIDDLE:
+        q = meshgen_cursor_div_(f, c->mul_stride);
+        g = meshgen_cursor_div_(f, c->mul_block); /* the high part, for now */
+        r = q - g * c->size;
+        g = f - (q - g) * c->stride;
+        break;
+    case MESHGEN_CURSOR_RUNS:
+        both = meshgen_cursor_runs_(c, f);
+        g = (uint32_t)both;
+        r = (uint32_t)(both >> 32);
+        break;
+    default:
+        g = f;
+        r = 0;
+        break;
     }
-    q = (uint32_t)(((uint64_t)f * c->mul_stride) >> c->shift_stride);
-    high = (uint32_t)(((uint64_t)f * c->mul_block) >> c->shift_block);
     if (rank != NULL)
-        *rank = (int32_t)(q - high * c->size);
-    return (int32_t)(f - (q - high) * c->stride);
+        *rank = (int32_t)r;
+    return (int32_t)g;
 }
 
 /* ---- MPMD stages (jaxpp MpmdMesh) ---------------------------------------------- */
