@@ -19,7 +19,19 @@
  *                 computed once (only when every size is a power of two):
  *                 the fastest per-device loop there is, with no check at
  *                 all, and so the floor of any per-device method,
- *                 meshgen_group_index included.
+ *                 meshgen_group_index and the cursor included;
+ *   pairs_loop    every group of every pair of axes, as nested loops over
+ *                 the groups and their members (five loops: the axes
+ *                 before, between and after the pair, and the pair).
+ *
+ * Against them: every device's group number and rank along every axis
+ * (an MPI_Comm_split colour and key, written beside the device) through
+ * meshgen_cursor_group (a cursor per axis made before timing) and, as
+ * before it, meshgen_group_index; every group of every axis and of every
+ * pair through meshgen_axis_groups and, as before it, meshgen_group once
+ * per group; and a rank's whole set of groups: one device's group along
+ * every subset of the axes through meshgen_group, and every group of every
+ * subset through meshgen_axis_groups (timed per whole set).
  *
  * The lookups are compiled from their own translation units (the runtime's
  * files, or its static library), so none is inlined here. Strides of the
@@ -44,8 +56,10 @@
  * 300: short batches are rarely preempted on a busy machine, so the median
  * stays near the undisturbed time; a pass over a large mesh may be longer,
  * and then a batch is one pass), --op NAME (time only the lookups whose
- * names contain NAME, and the baselines: to profile one), --sizes (print
- * the structure sizes).
+ * names contain NAME, and the baselines: to profile one), --tables (where
+ * the generator left the identity tables out, time the lookups over a copy
+ * of the mesh that carries them, so that the paths that read mesh_devices
+ * and device_index are timed), --sizes (print the structure sizes).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -164,9 +178,15 @@ static int pow2_sizes;                         /* every axis size a power of two
 static unsigned stride_log2[MESHGEN_MAX_AXES]; /* log2 of stride_of, when pow2_sizes */
 static unsigned size_log2[MESHGEN_MAX_AXES];   /* log2 of the size, when pow2_sizes */
 static int32_t *group_first[MESHGEN_MAX_AXES]; /* per axis, the first device of each group */
-static uint32_t inner_mask;                    /* the last axis (fastest varying) */
-static int sharding = -1;                      /* the first sharding, -1 when there is none */
-static long errors;                            /* lookups that failed: must stay 0 */
+static struct meshgen_cursor cursors[MESHGEN_MAX_AXES];         /* per axis, made before timing */
+static int32_t *pair_first[MESHGEN_MAX_AXES][MESHGEN_MAX_AXES]; /* first device of each group */
+static int n_pairs;                                             /* pairs of axes a < b */
+static int rank_device;         /* the device whose groups rank_groups lists */
+static int32_t *subset_table;   /* one subset's groups, n_dev entries: rank_groups' output */
+static int32_t *colours, *keys; /* the cursor's answers, checked before timing */
+static uint32_t inner_mask;     /* the last axis (fastest varying) */
+static int sharding = -1;       /* the first sharding, -1 when there is none */
+static long errors;             /* lookups that failed: must stay 0 */
 
 struct op;
 typedef void (*op_fn)(const struct meshgen_mesh *m, const struct op *o);
@@ -178,6 +198,7 @@ struct op {
     int axis;       /* the axis of a group operation */
     int per_device; /* calls (or table entries) per device and pass */
     int members;    /* ids written per call (group operations), else 0 */
+    long units;     /* what ns are per, per pass: 0 for n_dev * per_device */
     long rounds;    /* passes over all devices per batch (calibrated) */
     double ns[256]; /* ns per call of each batch */
 };
@@ -410,6 +431,157 @@ static void op_groups_by_group(const struct meshgen_mesh *m, const struct op *o)
     }
 }
 
+/* Every group along axis a through the cursor, device by device: each
+ * device's group number and rank (an MPI_Comm_split colour and key),
+ * written beside it, as a program that asks per device keeps them. The
+ * cursor is copied into a local variable, as a user's loop would hold it,
+ * so that the stores need not reload it. */
+static inline void groups_by_cursor(int a, int32_t *colour, int32_t *key)
+{
+    const struct meshgen_cursor c = cursors[a];
+    int i;
+
+    for (i = 0; i < n_dev; i++)
+        colour[i] = meshgen_cursor_group(&c, dev_of[i], &key[i]);
+}
+
+static void op_groups_by_cursor(const struct meshgen_mesh *m, const struct op *o)
+{
+    int a;
+    (void)o;
+    HIDE(m);
+    for (a = 0; a < m->n_axes; a++) {
+        groups_by_cursor(a, table, check_table);
+        KEEP(table);
+        KEEP(check_table);
+    }
+}
+
+/* The same answers through meshgen_group_index, one checked call per
+ * device: what the cursor replaces. */
+static inline void groups_by_index_call(const struct meshgen_mesh *m, int a, int32_t *colour,
+                                        int32_t *key)
+{
+    int i;
+
+    for (i = 0; i < n_dev; i++)
+        colour[i] = meshgen_group_index(m, dev_of[i], 1u << a, &key[i]);
+}
+
+static void op_colours_by_index(const struct meshgen_mesh *m, const struct op *o)
+{
+    int a;
+    (void)o;
+    HIDE(m);
+    for (a = 0; a < m->n_axes; a++) {
+        groups_by_index_call(m, a, table, check_table);
+        KEEP(table);
+        KEEP(check_table);
+    }
+}
+
+static void op_axis_groups(const struct meshgen_mesh *m, const struct op *o)
+{
+    int a;
+    (void)o;
+    HIDE(m);
+    for (a = 0; a < m->n_axes; a++) {
+        if (meshgen_axis_groups(m, 1u << a, table, (size_t)n_dev) != n_dev)
+            errors++;
+        KEEP(table);
+    }
+}
+
+/* Every group along the pair of axes a < b by hand, group g at out[g *
+ * size(a) * size(b)]: the flat index is ((((o * na + ra) * nm + mid) * nb +
+ * rb) * ni + in), the group number (o * nm + mid) * ni + in and the rank
+ * ra * nb + rb, with the strides worked out once. */
+static inline void pairs_loop(const struct meshgen_mesh *m, int a, int b, int32_t *out)
+{
+    int32_t na = m->axes[a].size, nb = m->axes[b].size, sa = stride_of[a], sb = stride_of[b];
+    int32_t nm = sa / (sb * nb), ni = sb, no = n_dev / (sa * na), o, mid, in, ra, rb;
+    const int32_t *md = md_tab;
+    for (o = 0; o < no; o++)
+        for (mid = 0; mid < nm; mid++)
+            for (in = 0; in < ni; in++)
+                for (ra = 0; ra < na; ra++)
+                    for (rb = 0; rb < nb; rb++)
+                        *out++ = md[o * sa * na + ra * sa + mid * sb * nb + rb * sb + in];
+}
+
+static void op_pairs_loop(const struct meshgen_mesh *m, const struct op *o)
+{
+    int a, b;
+    (void)o;
+    HIDE(m);
+    for (a = 0; a < m->n_axes; a++)
+        for (b = a + 1; b < m->n_axes; b++) {
+            pairs_loop(m, a, b, table);
+            KEEP(table);
+        }
+}
+
+/* Every group of every pair through meshgen_group, once per group: the
+ * way to list them before meshgen_axis_groups. */
+static void op_pairs_by_group(const struct meshgen_mesh *m, const struct op *o)
+{
+    int a, b;
+    int32_t g, size, count;
+    (void)o;
+    HIDE(m);
+    for (a = 0; a < m->n_axes; a++)
+        for (b = a + 1; b < m->n_axes; b++) {
+            size = m->axes[a].size * m->axes[b].size;
+            count = n_dev / size;
+            for (g = 0; g < count; g++)
+                if (meshgen_group(m, pair_first[a][b][g], 1u << a | 1u << b,
+                                  &table[(size_t)g * size], size) != size)
+                    errors++;
+            KEEP(table);
+        }
+}
+
+static void op_pair_groups(const struct meshgen_mesh *m, const struct op *o)
+{
+    int a, b;
+    (void)o;
+    HIDE(m);
+    for (a = 0; a < m->n_axes; a++)
+        for (b = a + 1; b < m->n_axes; b++) {
+            if (meshgen_axis_groups(m, 1u << a | 1u << b, table, (size_t)n_dev) != n_dev)
+                errors++;
+            KEEP(table);
+        }
+}
+
+/* One device's group along every subset of the axes: what one rank needs
+ * to make every communicator of the mesh. Timed per whole set. */
+static void op_rank_groups(const struct meshgen_mesh *m, const struct op *o)
+{
+    uint32_t mask;
+    (void)o;
+    HIDE(m);
+    for (mask = 0; mask < (1u << m->n_axes); mask++) {
+        if (meshgen_group(m, rank_device, mask, subset_table, n_dev) < 1)
+            errors++;
+        KEEP(subset_table);
+    }
+}
+
+/* Every group of every subset of the axes, through the batch call: the
+ * whole partition for each communicator family, timed per whole set. */
+static void op_rank_groups_batch(const struct meshgen_mesh *m, const struct op *o)
+{
+    uint32_t mask;
+    (void)o;
+    HIDE(m);
+    for (mask = 0; mask < (1u << m->n_axes); mask++) {
+        if (meshgen_axis_groups(m, mask, subset_table, (size_t)n_dev) != n_dev)
+            errors++;
+        KEEP(subset_table);
+    }
+}
+
 static void op_shard(const struct meshgen_mesh *m, const struct op *o)
 {
     int i;
@@ -439,7 +611,7 @@ static void op_process_from_env(const struct meshgen_mesh *m, const struct op *o
     }
 }
 
-enum { MAX_OPS = 24 };
+enum { MAX_OPS = 32 };
 static struct op ops[MAX_OPS];
 static int n_ops;
 
@@ -447,13 +619,13 @@ static int n_ops;
  * a short run to profile one lookup. */
 static const char *only_op;
 
-static void add_op(const char *name, const char *baseline, op_fn fn, int axis, int per_device,
-                   int n_members)
+static struct op *add_op(const char *name, const char *baseline, op_fn fn, int axis, int per_device,
+                         int n_members)
 {
     struct op *o;
 
     if (only_op != NULL && baseline[0] != '\0' && strstr(name, only_op) == NULL)
-        return;
+        return NULL;
     if (n_ops == MAX_OPS) {
         fprintf(stderr, "bench_lookup: more than %d operations\n", MAX_OPS);
         exit(1);
@@ -465,6 +637,8 @@ static void add_op(const char *name, const char *baseline, op_fn fn, int axis, i
     o->axis = axis;
     o->per_device = per_device;
     o->members = n_members;
+    o->units = 0;
+    return o;
 }
 
 /* "what(axis)", the name of an operation along one axis. */
@@ -484,6 +658,7 @@ static void make_ops(const struct meshgen_mesh *m)
 {
     int last = m->n_axes - 1, k;
     int group_axes[3] = {last, 0, last - 1};
+    struct op *o;
     int n_group_axes = last == 0 ? 1 : last == 1 ? 2 : 3;
 
     add_op("read", "", op_read, 0, 1, 0);
@@ -496,6 +671,8 @@ static void make_ops(const struct meshgen_mesh *m)
     add_op("groups_by_hand", "", op_groups_by_hand, 0, m->n_axes, 0);
     if (pow2_sizes)
         add_op("groups_by_shift", "", op_groups_by_shift, 0, m->n_axes, 0);
+    if (n_pairs > 0)
+        add_op("pairs_loop", "", op_pairs_loop, 0, n_pairs, 0);
     add_op("meshgen_device_at", "radix_at", op_device_at, 0, 1, 0);
     add_op("meshgen_coords_of", "radix_of", op_coords_of, 0, 1, 0);
     for (k = 0; k < n_group_axes; k++)
@@ -504,6 +681,18 @@ static void make_ops(const struct meshgen_mesh *m)
     add_op(along(m, "meshgen_group_index", last), "radix_of", op_group_index, last, 1, 0);
     add_op("groups_by_index", "groups_by_hand", op_groups_by_index, 0, m->n_axes, 0);
     add_op("groups_by_group", "groups_loop", op_groups_by_group, 0, m->n_axes, 0);
+    add_op("colours_by_index", "groups_loop", op_colours_by_index, 0, m->n_axes, 0);
+    add_op("groups_by_cursor", "groups_loop", op_groups_by_cursor, 0, m->n_axes, 0);
+    add_op("axis_groups", "groups_loop", op_axis_groups, 0, m->n_axes, 0);
+    if (n_pairs > 0) {
+        add_op("pairs_by_group", "pairs_loop", op_pairs_by_group, 0, n_pairs, 0);
+        add_op("pair_groups", "pairs_loop", op_pair_groups, 0, n_pairs, 0);
+    }
+    /* Per whole set: one unit per pass. */
+    if ((o = add_op("rank_groups", "-", op_rank_groups, 0, 1, 0)) != NULL)
+        o->units = 1;
+    if ((o = add_op("rank_groups_batch", "-", op_rank_groups_batch, 0, 1, 0)) != NULL)
+        o->units = 1;
     if (sharding >= 0)
         add_op("meshgen_shard", "radix_of", op_shard, 0, 1, 0);
     add_op("meshgen_process_from_env", "radix_of", op_process_from_env, 0, 1, 0);
@@ -578,6 +767,28 @@ static void check_answers(const struct meshgen_mesh *m)
         groups_by_group(m, a, check_table);
         if (memcmp(table, check_table, sizeof(int32_t) * (size_t)n_dev) != 0)
             errors++;
+        groups_by_cursor(a, colours, keys);
+        for (i = 0; i < n_dev; i++)
+            if (meshgen_group_index(m, dev_of[i], 1u << a, &rank) != colours[i] || rank != keys[i])
+                errors++;
+        if (meshgen_axis_groups(m, 1u << a, check_table, (size_t)n_dev) != n_dev ||
+            memcmp(table, check_table, sizeof(int32_t) * (size_t)n_dev) != 0)
+            errors++;
+        groups_by_index_call(m, a, table, check_table);
+        if (memcmp(table, colours, sizeof(int32_t) * (size_t)n_dev) != 0 ||
+            memcmp(check_table, keys, sizeof(int32_t) * (size_t)n_dev) != 0)
+            errors++;
+        for (k = a + 1; k < m->n_axes; k++) {
+            int32_t g, pair_size = m->axes[a].size * m->axes[k].size;
+
+            pairs_loop(m, a, k, table);
+            if (meshgen_axis_groups(m, 1u << a | 1u << k, check_table, (size_t)n_dev) != n_dev ||
+                memcmp(table, check_table, sizeof(int32_t) * (size_t)n_dev) != 0)
+                errors++;
+            for (g = 0; g < n_dev / pair_size; g++)
+                if (pair_first[a][k][g] != table[(size_t)g * pair_size])
+                    errors++;
+        }
     }
     if (meshgen_process_from_env(m, &process) != 0 || process != 17 % m->n_processes)
         errors++;
@@ -639,9 +850,57 @@ static int prepare(const struct meshgen_mesh *m)
         for (g = 0; g < n_dev / size; g++)
             group_first[a][g] = table[(size_t)g * size];
     }
+    for (a = 0; a < n_axes; a++) {
+        int b;
+
+        if (meshgen_cursor_init(&cursors[a], m, 1u << a) != MESHGEN_OK)
+            return -1;
+        for (b = a + 1; b < n_axes; b++) {
+            int32_t g, size = m->axes[a].size * m->axes[b].size;
+
+            pair_first[a][b] = malloc(sizeof(int32_t) * (size_t)(n_dev / size));
+            if (pair_first[a][b] == NULL)
+                return -1;
+            pairs_loop(m, a, b, table);
+            for (g = 0; g < n_dev / size; g++)
+                pair_first[a][b][g] = table[(size_t)g * size];
+        }
+    }
+    n_pairs = n_axes * (n_axes - 1) / 2;
+    rank_device = md_tab[n_dev / 2 + n_dev / 7];
+    subset_table = malloc(n * sizeof *subset_table);
+    colours = malloc(n * sizeof *colours);
+    keys = malloc(n * sizeof *keys);
+    if (subset_table == NULL || colours == NULL || keys == NULL)
+        return -1;
     inner_mask = 1u << (n_axes - 1);
     sharding = m->n_shardings > 0 ? 0 : -1;
     return 0;
+}
+
+/* The mesh with its identity tables written out where the generator left
+ * them out (table ABI 3 reads either), so that the lookups read them. */
+static const struct meshgen_mesh *with_tables(const struct meshgen_mesh *m)
+{
+    static struct meshgen_mesh copy;
+    int32_t *md, *di, i;
+
+    if (m->mesh_devices != NULL)
+        return m;
+    md = malloc(sizeof *md * (size_t)m->n_devices);
+    di = malloc(sizeof *di * (size_t)m->n_inventory_devices);
+    if (md == NULL || di == NULL) {
+        fprintf(stderr, "bench_lookup: out of memory\n");
+        exit(1);
+    }
+    for (i = 0; i < m->n_inventory_devices; i++)
+        di[i] = i < m->n_devices ? i : -1;
+    for (i = 0; i < m->n_devices; i++)
+        md[i] = i;
+    copy = *m;
+    copy.mesh_devices = md;
+    copy.device_index = di;
+    return &copy;
 }
 
 int main(int argc, char **argv)
@@ -658,12 +917,16 @@ int main(int argc, char **argv)
             batch_us = atol(argv[++i]);
         else if (strcmp(argv[i], "--op") == 0 && i + 1 < argc)
             only_op = argv[++i];
+        else if (strcmp(argv[i], "--tables") == 0)
+            m = mesh_ptr = with_tables(m);
         else if (strcmp(argv[i], "--sizes") == 0) {
             printf("sizeof_device_info %zu\n", sizeof(struct meshgen_device_info));
             printf("sizeof_host %zu\n", sizeof(struct meshgen_host));
             return 0;
         } else {
-            fprintf(stderr, "usage: %s [--reps N] [--batch-us N] [--op NAME] [--sizes]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--reps N] [--batch-us N] [--op NAME] [--tables] [--sizes]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -721,7 +984,8 @@ int main(int argc, char **argv)
         for (i = 0; i < n_ops; i++) {
             struct op *o = &ops[(rep + i) % n_ops];
             int64_t t = time_batch(o);
-            o->ns[rep] = (double)t / ((double)o->rounds * n_dev * o->per_device);
+            long units = o->units ? o->units : (long)n_dev * o->per_device;
+            o->ns[rep] = (double)t / ((double)o->rounds * units);
             calls += o->rounds * n_dev * o->per_device;
         }
     }
@@ -735,9 +999,9 @@ int main(int argc, char **argv)
     for (k = 0; k < n_ops; k++) {
         struct op *o = &ops[k];
         qsort(o->ns, (size_t)reps, sizeof o->ns[0], cmp_double);
-        printf("op %s %s %.3f %.3f %.3f %ld %d\n", o->name, o->baseline[0] ? o->baseline : "-",
+        printf("op %s %s %.3f %.3f %.3f %ld %d %ld\n", o->name, o->baseline[0] ? o->baseline : "-",
                o->ns[reps / 2], o->ns[0], o->ns[reps - 1], o->rounds * n_dev * o->per_device,
-               o->members);
+               o->members, o->units);
     }
     printf("calls_counted %ld\n", calls);
     if (BENCH_MALLOC_HOOK) {
@@ -751,7 +1015,13 @@ int main(int argc, char **argv)
     free(coords_all);
     free(table);
     free(check_table);
-    for (i = 0; i < n_axes; i++)
+    free(subset_table);
+    free(colours);
+    free(keys);
+    for (i = 0; i < n_axes; i++) {
         free(group_first[i]);
+        for (k = i + 1; k < n_axes; k++)
+            free(pair_first[i][k]);
+    }
     return errors ? 1 : 0;
 }

@@ -1,12 +1,15 @@
 /*
  * Groups and MPMD stages: the devices that share a position on some axes
  * (meshgen_axes_mask, meshgen_group, meshgen_group_index,
- * meshgen_group_count) and those of one pipeline stage (meshgen_stage_count,
- * meshgen_stage_of, meshgen_stage_devices), the "groups" and "MPMD stages"
- * sections of <meshgen/meshgen.h>.
+ * meshgen_group_count), every group of a mask at once
+ * (meshgen_axis_groups), the per-device cursor (meshgen_cursor_init), and
+ * the devices of one pipeline stage (meshgen_stage_count, meshgen_stage_of,
+ * meshgen_stage_devices): the "groups" and "MPMD stages" sections of
+ * <meshgen/meshgen.h>.
  *
  * A group is listed by walking the mesh's flat index, never by dividing per
- * member: one axis by its stride, several by the runs of a `struct span`.
+ * member: one axis by its stride, several by the runs of a `struct span`,
+ * every group of a mask by an odometer over the runs in the output's order.
  * It uses the coordinates of lookup.c and knows nothing of hosts,
  * processes, shardings or launchers.
  */
@@ -393,6 +396,386 @@ int meshgen_group_count(const struct meshgen_mesh *mesh, uint32_t axes_mask)
     if (axes_mask & ~ALL_AXES(mesh->n_axes))
         return MESHGEN_ERR_RANGE;
     return count_over(mesh, ALL_AXES(mesh->n_axes) & ~axes_mask);
+}
+
+/* ---- every group at once, and the per-device cursor ---------------------------------- */
+
+/*
+ * The runs of a mask over the whole mesh: consecutive axes all inside it or
+ * all outside it, size-1 axes left out (their digit is always 0, so they
+ * belong to either side), innermost first, each with the product of its
+ * sizes (base) and of the sizes after it (stride).
+ */
+struct runs {
+    int n;
+    uint32_t in[MESHGEN_MAX_AXES];
+    uint32_t base[MESHGEN_MAX_AXES];
+    uint32_t stride[MESHGEN_MAX_AXES];
+};
+
+/*
+ * Splits the mesh into the runs of mask. The sizes must be at least 1 and
+ * multiply to exactly n_devices, else MESHGEN_ERR_CORRUPT: both callers
+ * then reach every flat index below n_devices and none past it, which is
+ * what keeps them inside mesh_devices (and a device's flat index below 2^31)
+ * on a mesh that was never checked.
+ */
+static int mask_runs(const struct meshgen_mesh *mesh, uint32_t mask, struct runs *r)
+{
+    const uint64_t limit = (uint64_t)mesh->n_devices;
+    uint64_t product = 1;
+    int i;
+
+    r->n = 0;
+    if (mesh->n_devices < 1)
+        return MESHGEN_ERR_CORRUPT;
+    for (i = mesh->n_axes - 1; i >= 0; i--) {
+        uint32_t size = axis_size(&mesh->axes[i]), in = (mask >> i) & 1u;
+
+        if (size == 0 || product * size > limit)
+            return MESHGEN_ERR_CORRUPT;
+        if (size == 1)
+            continue;
+        if (r->n == 0 || r->in[r->n - 1] != in) {
+            r->in[r->n] = in;
+            r->base[r->n] = 1;
+            r->stride[r->n] = (uint32_t)product;
+            r->n++;
+        }
+        r->base[r->n - 1] *= size;
+        product *= size;
+    }
+    return product == limit ? MESHGEN_OK : MESHGEN_ERR_CORRUPT;
+}
+
+/* One level of the walk below: a run, the step it makes in the mesh's flat
+ * index (src) and in the output (dst). */
+struct level {
+    size_t base, src, dst;
+};
+
+/*
+ * Where the mesh has no table the ids are computed, and writing them is
+ * then bound by the stores, not by their arithmetic: GCC's and Clang's
+ * vector extension makes four ids one 16-byte store (SSE2, NEON) where the
+ * machine has one, and four plain stores where it does not. Other
+ * compilers store one id at a time.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define IDS4 1
+typedef uint32_t ids4 __attribute__((vector_size(16)));
+#endif
+
+/* out[j] = v + j * step for j < n. */
+static void fill_arith(int32_t *out, size_t n, uint32_t v, uint32_t step)
+{
+    size_t j = 0;
+
+#ifdef IDS4
+    ids4 x = {v, v + step, v + 2 * step, v + 3 * step};
+    const ids4 by = {4 * step, 4 * step, 4 * step, 4 * step};
+
+    for (; j + 4 <= n; j += 4, x += by)
+        memcpy(out + j, &x, sizeof x);
+#endif
+    for (; j < n; j++)
+        out[j] = (int32_t)(v + (uint32_t)j * step);
+}
+
+/* out[j] = v + offset[j] for j < n. */
+static void fill_offsets(int32_t *out, size_t n, uint32_t v, const uint32_t *offset)
+{
+    size_t j = 0;
+
+#ifdef IDS4
+    const ids4 base = {v, v, v, v};
+
+    for (; j + 4 <= n; j += 4) {
+        ids4 x;
+
+        memcpy(&x, offset + j, sizeof x);
+        x += base;
+        memcpy(out + j, &x, sizeof x);
+    }
+#endif
+    for (; j < n; j++)
+        out[j] = (int32_t)(v + offset[j]);
+}
+
+/* Rows shorter than SHORT_ROW ids are written through a template of up to
+ * TEMPLATE ids (struct walk). */
+enum { SHORT_ROW = 16, TEMPLATE = 64 };
+
+/* The side of a transposed tile (walk_tiles), in ids. */
+#ifndef MESHGEN_TILE
+#define MESHGEN_TILE 16
+#endif
+
+/*
+ * The last two levels of the walk, from a flat index `from` to out: for a
+ * in na, for b in nb, the next id is that of flat index from + a * sa +
+ * b * sb. Worked out once per call of meshgen_axis_groups, then run at
+ * every step of its odometer.
+ *
+ * Rows shorter than SHORT_ROW ids (the groups of a short axis, such as a
+ * pipeline's 4 stages) would cost more in a loop's control per row than in
+ * their stores, so the offsets of `rows` whole rows (`len` ids, at most
+ * TEMPLATE) are worked out here, and a block of rows is one long loop of an
+ * add (and a read, with a table) and a store per id.
+ */
+struct walk {
+    const int32_t *table; /* the mesh's mesh_devices; NULL: the id is the flat index */
+    size_t na, sa, nb, sb;
+    size_t rows, len; /* rows per block of the template, and its ids; 0 for long rows */
+    uint32_t offset[TEMPLATE];
+};
+
+static void walk_init(struct walk *w, const int32_t *table, const struct level *outer,
+                      const struct level *inner)
+{
+    size_t j;
+
+    w->table = table;
+    w->na = outer->base;
+    w->sa = outer->src;
+    w->nb = inner->base;
+    w->sb = inner->src;
+    w->rows = 0;
+    w->len = 0;
+    if (w->nb >= SHORT_ROW || w->na == 1)
+        return;
+    w->rows = TEMPLATE / w->nb < w->na ? TEMPLATE / w->nb : w->na;
+    w->len = w->rows * w->nb;
+    for (j = 0; j < w->len; j++)
+        w->offset[j] = (uint32_t)(j / w->nb * w->sa + j % w->nb * w->sb);
+}
+
+/* Rows through the template: whole blocks, then the rows left over, which
+ * the start of the template covers (it is row-major). */
+static void walk_short(const struct walk *w, uint32_t from, int32_t *out)
+{
+    size_t a, j, left;
+
+    for (a = 0; a + w->rows <= w->na; a += w->rows, out += w->len) {
+        uint32_t v = from + (uint32_t)(a * w->sa);
+
+        if (w->table == NULL)
+            fill_offsets(out, w->len, v, w->offset);
+        else
+            for (j = 0; j < w->len; j++)
+                out[j] = w->table[v + w->offset[j]];
+    }
+    left = (w->na - a) * w->nb;
+    from += (uint32_t)(a * w->sa);
+    if (w->table == NULL)
+        fill_offsets(out, left, from, w->offset);
+    else
+        for (j = 0; j < left; j++)
+            out[j] = w->table[from + w->offset[j]];
+}
+
+/*
+ * A table read across long rows with a stride: the groups of any axis but
+ * the last are a transposition of the table, and the plain order reads one
+ * id per cache line. Square tiles read MESHGEN_TILE lines and write as
+ * many, each used whole while it is in the cache.
+ */
+static void walk_tiles(const int32_t *table, size_t na, size_t sa, size_t nb, size_t sb,
+                       int32_t *out)
+{
+    size_t a0, b0, a, b;
+
+    for (a0 = 0; a0 < na; a0 += MESHGEN_TILE) {
+        size_t a_end = na - a0 < MESHGEN_TILE ? na : a0 + MESHGEN_TILE;
+
+        for (b0 = 0; b0 < nb; b0 += MESHGEN_TILE) {
+            size_t b_end = nb - b0 < MESHGEN_TILE ? nb : b0 + MESHGEN_TILE;
+
+            for (a = a0; a < a_end; a++) {
+                const int32_t *src = table + a * sa;
+                int32_t *dst = out + a * nb;
+
+                for (b = b0; b < b_end; b++)
+                    dst[b] = src[b * sb];
+            }
+        }
+    }
+}
+
+/* One step of the walk: na x nb ids from flat index `from`, to out. Where
+ * the mesh has no table the ids are the flat indices, written without a
+ * read. */
+static void walk_run(const struct walk *w, uint32_t from, int32_t *out)
+{
+    size_t a, nb = w->nb, sb = w->sb;
+
+    if (w->len != 0) {
+        walk_short(w, from, out);
+        return;
+    }
+    if (w->table == NULL) {
+        for (a = 0; a < w->na; a++, out += nb)
+            fill_arith(out, nb, from + (uint32_t)(a * w->sa), (uint32_t)sb);
+        return;
+    }
+    if (sb == 1) {
+        for (a = 0; a < w->na; a++, out += nb)
+            memcpy(out, w->table + from + a * w->sa, nb * sizeof *out);
+        return;
+    }
+    walk_tiles(w->table + from, w->na, w->sa, nb, sb, out);
+}
+
+/* Appends a level after the n in lv, or joins it to the last when that
+ * one's step is exactly the new level's span; returns the new count. */
+static int add_level(struct level *lv, int n, size_t base, size_t src)
+{
+    if (n > 0 && lv[n - 1].src == base * src) {
+        lv[n - 1].base *= base;
+        lv[n - 1].src = src;
+        return n;
+    }
+    lv[n] = (struct level){base, src, 0};
+    return n + 1;
+}
+
+int meshgen_axis_groups(const struct meshgen_mesh *mesh, uint32_t axes_mask, int32_t *out,
+                        size_t cap)
+{
+    struct runs r;
+    struct level lv[MESHGEN_MAX_AXES + 1];
+    struct walk w;
+    size_t pos[MESHGEN_MAX_AXES + 1], dst, span;
+    uint32_t from;
+    int i, n = 0, rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (axes_mask & ~ALL_AXES(mesh->n_axes))
+        return MESHGEN_ERR_RANGE;
+    rc = mask_runs(mesh, axes_mask, &r);
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (out == NULL)
+        return cap == 0 ? mesh->n_devices : MESHGEN_ERR_NULL;
+    if (cap < (size_t)mesh->n_devices)
+        return MESHGEN_ERR_NO_SPACE;
+    /* The output's order as levels, outermost first: the runs outside the
+     * mask (the group number, row-major), then those inside it (the rank).
+     * A level whose step is the whole span of the next one continues it
+     * (the groups of the last axis are the mesh in order) and joins it. */
+    for (i = r.n - 1; i >= 0; i--)
+        if (!r.in[i])
+            n = add_level(lv, n, r.base[i], r.stride[i]);
+    for (i = r.n - 1; i >= 0; i--)
+        if (r.in[i])
+            n = add_level(lv, n, r.base[i], r.stride[i]);
+    /* The walk takes two levels: unit ones go in front of fewer. */
+    while (n < 2) {
+        memmove(&lv[1], &lv[0], sizeof lv[0] * (size_t)n);
+        lv[0] = (struct level){1, 0, 0};
+        n++;
+    }
+    /* A level's step in the output is the product of the bases after it. */
+    for (span = 1, i = n - 1; i >= 0; i--) {
+        lv[i].dst = span;
+        span *= lv[i].base;
+    }
+    /* An odometer over the levels before the last two, which the walk
+     * covers; each of its steps moves `from` and dst by that level's steps. */
+    walk_init(&w, mesh->mesh_devices, &lv[n - 2], &lv[n - 1]);
+    for (i = 0; i < n - 2; i++)
+        pos[i] = 0;
+    from = 0;
+    dst = 0;
+    for (;;) {
+        walk_run(&w, from, out + dst);
+        for (i = n - 3; i >= 0; i--) {
+            from += (uint32_t)lv[i].src;
+            dst += lv[i].dst;
+            if (++pos[i] < lv[i].base)
+                break;
+            from -= (uint32_t)(lv[i].base * lv[i].src);
+            dst -= lv[i].base * lv[i].dst;
+            pos[i] = 0;
+        }
+        if (i < 0)
+            return mesh->n_devices;
+    }
+}
+
+/* ceil(2^64 / d), for 2 <= d <= 2^31: the cursor's multiplier for a
+ * division by d (meshgen.h gives the method). For d a power of two,
+ * (2^64 - 1) / d is 2^64 / d - 1; for any other d, 2^64 / d is not whole
+ * and (2^64 - 1) / d is its floor: one more is the ceiling either way. */
+static uint64_t divisor(uint32_t d)
+{
+    return UINT64_MAX / d + 1;
+}
+
+int meshgen_cursor_init(struct meshgen_cursor *c, const struct meshgen_mesh *mesh,
+                        uint32_t axes_mask)
+{
+    struct meshgen_cursor k;
+    struct runs r;
+    uint32_t group_scale = 1, rank_scale = 1, ins = 0, before = 0;
+    int i, in_run = -1, rc = mesh_usable(mesh);
+
+    if (rc != MESHGEN_OK)
+        return rc;
+    if (c == NULL)
+        return MESHGEN_ERR_NULL;
+    if (axes_mask & ~ALL_AXES(mesh->n_axes))
+        return MESHGEN_ERR_RANGE;
+    rc = mask_runs(mesh, axes_mask, &r);
+    if (rc != MESHGEN_OK)
+        return rc;
+    memset(&k, 0, sizeof k);
+    k.version = MESHGEN_CURSOR_VERSION;
+    k.device_index = mesh->device_index;
+    for (i = 0; i < r.n; i++) {
+        if (r.in[i]) {
+            ins++;
+            in_run = i;
+        } else if (in_run >= 0) {
+            before++; /* a run of other axes before (outside) the mask's */
+        }
+    }
+    if (ins == 0) {
+        k.form = MESHGEN_CURSOR_NONE;
+    } else if (ins == 1) {
+        k.stride = r.stride[in_run];
+        k.size = r.base[in_run];
+        if (k.stride == 1) {
+            k.form = MESHGEN_CURSOR_INNER;
+            k.mul_block = divisor(k.size);
+        } else if (before == 0) {
+            k.form = MESHGEN_CURSOR_OUTER;
+            k.mul_stride = divisor(k.stride);
+        } else {
+            k.form = MESHGEN_CURSOR_MIDDLE;
+            k.mul_stride = divisor(k.stride);
+            k.mul_block = divisor(k.stride * k.size);
+        }
+    } else {
+        k.form = MESHGEN_CURSOR_RUNS;
+        k.n_runs = (uint32_t)r.n;
+        for (i = 0; i < r.n; i++) {
+            struct meshgen_cursor_run *run = &k.runs[i];
+
+            run->base = r.base[i];
+            run->mul = divisor(r.base[i]);
+            if (r.in[i]) {
+                run->rank_scale = rank_scale;
+                rank_scale *= r.base[i];
+            } else {
+                run->group_scale = group_scale;
+                group_scale *= r.base[i];
+            }
+        }
+    }
+    *c = k;
+    return MESHGEN_OK;
 }
 
 /* ---- MPMD stages ------------------------------------------------------------------ */

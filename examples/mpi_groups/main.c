@@ -12,12 +12,15 @@
  * the ranks (docs/reference.md, "Which process am I"). It checks that the
  * process's devices are on its own host and that the ranks took every
  * process once. Then, for each axis — and for the combined dp+tp group — it
- * splits MPI_COMM_WORLD with the group number as colour and the position in
- * the group as key (MPI_Cart_sub by hand), and checks, against the runtime
- * and the generated tables, that the communicator has the group's size, that
- * the rank MPI gives is the runtime's, that the members are the group's
- * devices in mesh order, and that an allreduce of the device ids gives the
- * sum over the group. Any mismatch ends the whole job with MPI_Abort.
+ * lists every group at once (meshgen_axis_groups: group g's members, in
+ * rank order, at g * size), reads its colour and key from where its own
+ * device sits in that list, splits MPI_COMM_WORLD with them (MPI_Cart_sub
+ * by hand), and checks, against the single-device calls and the generated
+ * tables, that the colour and key are meshgen_group_index's, that the
+ * communicator has the group's size, that the rank MPI gives is the key,
+ * that the members are the group's devices in mesh order, and that an
+ * allreduce of the device ids gives the sum over the group. Any mismatch
+ * ends the whole job with MPI_Abort.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -64,37 +67,52 @@ static const int32_t *axis_table(int axis)
 static void check_group(const struct meshgen_mesh *m, int device, uint32_t axes_mask,
                         const char *label, const int32_t *table)
 {
-    int32_t members[TRAIN_MESH_DEVICES];
-    int32_t group_rank = -1;
+    int32_t all[TRAIN_MESH_DEVICES], one[TRAIN_MESH_DEVICES];
+    const int32_t *members;
+    int32_t group_rank, index_rank = -1;
     int gathered[TRAIN_MESH_DEVICES];
-    int color, n, i, size, rank, sum, want_sum = 0, want_size = 1, max_color, count;
+    int color, n, i, k, size, rank, sum, want_sum = 0, want_size = 1, max_color, count, listed;
     MPI_Comm comm;
     char text[96];
     int len = 0;
 
-    color = meshgen_group_index(m, device, axes_mask, &group_rank);
-    need(color, "meshgen_group_index");
-    n = meshgen_group(m, device, axes_mask, members, TRAIN_MESH_DEVICES);
-    need(n, "meshgen_group");
+    /* Every group along the mask at once, group after group: this rank's
+     * colour and key are where its device sits in the list. */
+    listed = meshgen_axis_groups(m, axes_mask, all, TRAIN_MESH_DEVICES);
+    need(listed, "meshgen_axis_groups");
     count = meshgen_group_count(m, axes_mask);
     need(count, "meshgen_group_count");
+    if (listed != TRAIN_MESH_DEVICES)
+        fail("meshgen_axis_groups() count", listed, TRAIN_MESH_DEVICES);
+    n = listed / count;
+    for (k = 0; k < listed && all[k] != device; k++)
+        ;
+    if (k == listed)
+        fail("this device in meshgen_axis_groups()", -1, device);
+    color = k / n;
+    group_rank = k % n;
+    members = &all[color * n];
+
+    /* The single-device calls must say the same. */
+    i = meshgen_group_index(m, device, axes_mask, &index_rank);
+    need(i, "meshgen_group_index");
+    if (i != color || index_rank != group_rank)
+        fail("meshgen_group_index() against the batch's colour", i, color);
+    need(meshgen_group(m, device, axes_mask, one, TRAIN_MESH_DEVICES), "meshgen_group");
+    for (i = 0; i < n; i++)
+        if (one[i] != members[i])
+            fail("meshgen_group() against the batch's group", one[i], members[i]);
     for (i = 0; i < m->n_axes; i++)
         if (axes_mask & (1u << i))
             want_size *= meshgen_axis_size(m, i);
     if (n != want_size)
-        fail("meshgen_group() size against the axis sizes", n, want_size);
-    if (count * n != TRAIN_MESH_DEVICES)
-        fail("meshgen_group_count() x group size", count * n, TRAIN_MESH_DEVICES);
-    if (group_rank < 0 || group_rank >= n)
-        fail("position in the group (out of range)", group_rank, 0);
-    if (members[group_rank] != device)
-        fail("device at its own position in the group", members[group_rank], device);
+        fail("group size against the axis sizes", n, want_size);
     for (i = 0; i < n; i++)
         want_sum += members[i];
     if (table != NULL)
         for (i = 0; i < n; i++)
             if (table[color * n + i] != members[i])
-                fail("meshgen_group() against the generated table", members[i],
+                fail("meshgen_axis_groups() against the generated table", members[i],
                      table[color * n + i]);
 
     /* The one call a program needs: colour = group number, key = position. */

@@ -5,7 +5,9 @@ usage: symbols_test.py SOURCE_DIR
 
 Builds the runtime libraries of SOURCE_DIR as shared libraries (runtime
 only, BUILD_SHARED_LIBS=ON) in a temporary directory, then checks:
-- every function that <meshgen/meshgen.h> declares is marked MESHGEN_API;
+- every function that <meshgen/meshgen.h> declares is marked MESHGEN_API,
+  except the static inline ones it defines (meshgen_cursor_group), which
+  must then be exported by no library: they are compiled into the caller;
 - the dynamic symbols that libmeshgen.so and libmeshgen_placement.so
   define (nm -D --defined-only) are exactly those functions, both ways:
   none missing, no internal helper (meshgen__*) or anything else besides;
@@ -38,11 +40,12 @@ def run(cmd):
 
 
 def header_api(path):
-    """The functions the header declares, and those among them marked
-    MESHGEN_API. A declaration starts at column 0 and names meshgen_X( ."""
+    """The functions the header declares, those among them marked
+    MESHGEN_API, and the static ones it defines. A declaration starts at
+    column 0 and names meshgen_X( ."""
     text = open(path).read()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    declared, marked, version = set(), set(), {}
+    declared, marked, static, version = set(), set(), set(), {}
     for line in text.splitlines():
         m = re.match(r"#define MESHGEN_VERSION_(MAJOR|MINOR) (\d+)", line)
         if m:
@@ -50,11 +53,13 @@ def header_api(path):
         if not line or line[0] in " #}\t" or line.startswith(("typedef", "struct", "enum")):
             continue
         m = re.search(r"\b(meshgen_\w+)\s*\(", line)
-        if m:
+        if m and line.startswith("static "):
+            static.add(m.group(1))
+        elif m:
             declared.add(m.group(1))
             if line.startswith("MESHGEN_API "):
                 marked.add(m.group(1))
-    return declared, marked, version
+    return declared, marked, static, version
 
 
 def exported(lib):
@@ -64,9 +69,13 @@ def exported(lib):
 
 def main():
     source = sys.argv[1]
-    declared, marked, version = header_api(
+    declared, marked, static, version = header_api(
         os.path.join(source, "runtime", "include", "meshgen", "meshgen.h"))
     check(len(declared) >= 20, f"the header declares {len(declared)} functions")
+    check({"meshgen_axis_groups", "meshgen_cursor_init"} <= declared,
+          "the batch groups call and the cursor's init are declared")
+    check("meshgen_cursor_group" in static,
+          f"meshgen_cursor_group is defined static inline in the header (static: {sorted(static)})")
     check(declared == marked, f"every declared function is MESHGEN_API "
                               f"(unmarked: {sorted(declared - marked)})")
     with tempfile.TemporaryDirectory() as tmp:
@@ -80,6 +89,9 @@ def main():
         syms = {k: exported(v) for k, v in libs.items()}
         want = {"runtime": declared - PLACEMENT, "placement": PLACEMENT}
         for k in libs:
+            check(not (syms[k] & static),
+                  f"{os.path.basename(libs[k])} exports none of the header's static functions "
+                  f"({sorted(syms[k] & static)})")
             check(syms[k] == want[k],
                   f"{os.path.basename(libs[k])} exports the header's functions, no more "
                   f"(missing: {sorted(want[k] - syms[k])}, extra: {sorted(syms[k] - want[k])})")

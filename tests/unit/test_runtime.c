@@ -22,6 +22,11 @@
 #include <dirent.h>
 #include <unistd.h>
 
+/* The cursor's division without a 128-bit type, which compilers that have
+ * one never take by themselves: the tests below hold it to
+ * meshgen_group_index's answers, up to 2^31 - 2 devices; the e2e checkers
+ * (tests/e2e/check_groups.c) hold the 128-bit form to the same. */
+#define MESHGEN_CURSOR_NO_INT128 1
 #include <meshgen/meshgen.h>
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -894,6 +899,7 @@ static void test_every_function_rejects_unusable_mesh(void **state)
     int64_t start[2], size[2];
     char name[16];
     int xyz[3];
+    struct meshgen_cursor cursor;
     int i;
 
     (void)state;
@@ -918,6 +924,8 @@ static void test_every_function_rejects_unusable_mesh(void **state)
         assert_int_equal(meshgen_group(m, 0, 1, out, 8), e);
         assert_int_equal(meshgen_group_index(m, 0, 1, NULL), e);
         assert_int_equal(meshgen_group_count(m, 1), e);
+        assert_int_equal(meshgen_axis_groups(m, 1, out, 8), e);
+        assert_int_equal(meshgen_cursor_init(&cursor, m, 1), e);
         assert_int_equal(meshgen_stage_count(m), e);
         assert_int_equal(meshgen_stage_of(m, 0), e);
         assert_int_equal(meshgen_stage_devices(m, 0, out, 8), e);
@@ -939,6 +947,7 @@ static void test_every_function_rejects_null_mesh(void **state)
     int32_t coords[MESHGEN_MAX_AXES] = {0}, out[8], process;
     int64_t start[2], size[2];
     char name[16];
+    struct meshgen_cursor cursor;
 
     (void)state;
     assert_int_equal(meshgen_axis_index(NULL, "x"), MESHGEN_ERR_NULL);
@@ -951,6 +960,8 @@ static void test_every_function_rejects_null_mesh(void **state)
     assert_int_equal(meshgen_group(NULL, 0, 1, out, 8), MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_group_index(NULL, 0, 1, NULL), MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_group_count(NULL, 1), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_axis_groups(NULL, 1, out, 8), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_cursor_init(&cursor, NULL, 1), MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_stage_count(NULL), MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_stage_of(NULL, 0), MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_stage_devices(NULL, 0, out, 8), MESHGEN_ERR_NULL);
@@ -1349,6 +1360,53 @@ static int same_group(const struct brute *b, int p, int q, uint32_t mask)
     return 1;
 }
 
+/*
+ * meshgen_axis_groups and the cursor along mask, against meshgen_group and
+ * meshgen_group_index of every device of m: each group's members in rank
+ * order at group number times group size, every device once; the cap rule
+ * at its edge (one entry short writes nothing, the exact cap nothing past
+ * it); the cursor's group and rank for every device, with and without rank.
+ */
+static void check_all_groups(const struct meshgen_mesh *m, uint32_t mask)
+{
+    enum { CANARY = -77 };
+    int32_t *all, *members, rank, cursor_rank;
+    int n = m->n_devices, size = n / meshgen_group_count(m, mask), f, k;
+    struct meshgen_cursor c;
+
+    all = malloc(sizeof *all * (size_t)(n + 1));
+    members = malloc(sizeof *members * (size_t)n);
+    assert_non_null(all);
+    assert_non_null(members);
+    assert_int_equal(meshgen_axis_groups(m, mask, NULL, 0), n);
+    for (k = 0; k <= n; k++)
+        all[k] = CANARY;
+    assert_int_equal(meshgen_axis_groups(m, mask, all, (size_t)n - 1), MESHGEN_ERR_NO_SPACE);
+    for (k = 0; k <= n; k++)
+        assert_int_equal(all[k], CANARY);
+    assert_int_equal(meshgen_axis_groups(m, mask, all, (size_t)n), n);
+    assert_int_equal(all[n], CANARY);
+    assert_int_equal(meshgen_cursor_init(&c, m, mask), MESHGEN_OK);
+    assert_int_equal(c.version, MESHGEN_CURSOR_VERSION);
+    for (f = 0; f < n; f++) {
+        int device = meshgen_mesh_device(m, f);
+        int g = meshgen_group_index(m, device, mask, &rank);
+
+        assert_true(g >= 0);
+        assert_int_equal(all[g * size + rank], device);
+        cursor_rank = -1;
+        assert_int_equal(meshgen_cursor_group(&c, device, &cursor_rank), g);
+        assert_int_equal(cursor_rank, rank);
+        assert_int_equal(meshgen_cursor_group(&c, device, NULL), g);
+        if (rank == 0) {
+            assert_int_equal(meshgen_group(m, device, mask, members, n), size);
+            assert_memory_equal(members, &all[g * size], sizeof *members * (size_t)size);
+        }
+    }
+    free(all);
+    free(members);
+}
+
 /* Every lookup of every device against the brute-force answers: the group
  * is every position that agrees outside the mask, in mesh order; the rank
  * is how many of them come first; the group number is how many groups have
@@ -1398,6 +1456,7 @@ static void check_brute(const struct brute *b)
             assert_int_equal(meshgen_group_index(m, b->mesh_devices[p], mask, &rank), group);
             assert_int_equal(rank, expect_rank);
         }
+        check_all_groups(m, mask);
     }
     /* Stages: the positions whose coordinate on the MPMD axis is the stage. */
     for (k = 0; k < meshgen_stage_count(m); k++) {
@@ -1440,6 +1499,210 @@ static void test_groups_against_brute_force(void **state)
         check_brute(b);
     }
     free(b);
+}
+
+/* Only what the group functions read of a mesh of many devices: its axes
+ * and, unless the mesh leaves them out, a flat table shuffled by `seed`
+ * and its inverse over two more devices than the mesh uses. */
+struct big {
+    struct meshgen_mesh mesh;
+    struct meshgen_axis axes[MESHGEN_MAX_AXES];
+    int32_t *mesh_devices, *device_index;
+};
+
+static void big_init(struct big *b, int n_axes, const int32_t *sizes, int tables, uint32_t seed)
+{
+    int64_t n = 1;
+    int32_t i, total;
+    int k;
+
+    memset(b, 0, sizeof *b);
+    for (k = 0; k < n_axes; k++) {
+        b->axes[k] = (struct meshgen_axis){"a", sizes[k], sizes[k], 1, MESHGEN_AXIS_AUTO};
+        n *= sizes[k];
+    }
+    assert_true(n + (tables ? 2 : 0) <= INT32_MAX);
+    total = (int32_t)n + (tables ? 2 : 0);
+    b->mesh = (struct meshgen_mesh){.magic = MESHGEN_MAGIC,
+                                    .abi = MESHGEN_ABI,
+                                    .n_axes = n_axes,
+                                    .axes = b->axes,
+                                    .n_devices = (int32_t)n,
+                                    .n_inventory_devices = total,
+                                    .mpmd_axis = -1};
+    if (!tables)
+        return;
+    b->mesh_devices = malloc(sizeof(int32_t) * (size_t)n);
+    b->device_index = malloc(sizeof(int32_t) * (size_t)total);
+    assert_non_null(b->mesh_devices);
+    assert_non_null(b->device_index);
+    for (i = 0; i < total; i++)
+        b->device_index[i] = i;
+    for (i = total - 1; i > 0; i--) { /* Fisher-Yates with a small LCG */
+        int32_t j, t;
+
+        seed = seed * 1103515245u + 12345u;
+        j = (int32_t)((seed >> 8) % (uint32_t)(i + 1));
+        t = b->device_index[i];
+        b->device_index[i] = b->device_index[j];
+        b->device_index[j] = t;
+    }
+    /* device_index holds a shuffled order here: its first n entries are
+     * the mesh, the rest unused. */
+    for (i = 0; i < (int32_t)n; i++)
+        b->mesh_devices[i] = b->device_index[i];
+    for (i = 0; i < total; i++)
+        b->device_index[i] = -1;
+    for (i = 0; i < (int32_t)n; i++)
+        b->device_index[b->mesh_devices[i]] = i;
+    b->mesh.mesh_devices = b->mesh_devices;
+    b->mesh.device_index = b->device_index;
+}
+
+/* Every group at once and the cursor against meshgen_group and
+ * meshgen_group_index on meshes of thousands of devices: tiles of the
+ * batch's walk that are cut short at either edge, sizes that are not
+ * powers of two, a mesh's tables left out or shuffled. */
+static void test_all_groups_large(void **state)
+{
+    static const struct {
+        int n_axes;
+        int32_t sizes[5];
+        int tables;
+    } shapes[] = {
+        {4, {3, 20, 17, 2}, 1}, /* tiles cut short in both directions */
+        {5, {5, 6, 7, 8, 9}, 0}, {5, {5, 6, 7, 8, 9}, 1},
+        {3, {33, 1, 40}, 1},     /* a size-1 axis between two others */
+        {2, {2, 4099}, 1},       /* a long last axis */
+        {4, {16, 32, 2, 16}, 0}, /* powers of two, whole tiles */
+        {4, {16, 32, 2, 16}, 1},
+    };
+    size_t i;
+    uint32_t mask;
+
+    (void)state;
+    for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        struct big b;
+
+        big_init(&b, shapes[i].n_axes, shapes[i].sizes, shapes[i].tables, (uint32_t)i + 7);
+        for (mask = 0; mask < (1u << shapes[i].n_axes); mask++)
+            check_all_groups(&b.mesh, mask);
+        free(b.mesh_devices);
+        free(b.device_index);
+    }
+}
+
+/* The cursor divides by multiplying, which must be exact for every flat
+ * index below 2^31: its answers against meshgen_group_index at the ends of
+ * meshes of up to 2^31 - 2 devices (no tables: the ids are the indices)
+ * and at a thousand places between, for every mask. */
+static void test_cursor_large_indices(void **state)
+{
+    static const struct {
+        int n_axes;
+        int32_t sizes[7];
+    } shapes[] = {
+        {2, {46337, 46337}},             /* 2 147 117 569 */
+        {2, {1073741823, 2}},            /* 2^31 - 2 */
+        {2, {2, 1073741823}},            /* the same, the odd size innermost */
+        {7, {3, 7, 11, 13, 17, 19, 23}}, /* seven primes */
+        {3, {1024, 1024, 1024}},         /* 2^30 */
+        {4, {3, 65536, 5, 2047}},
+    };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        struct big b;
+        uint32_t mask;
+
+        big_init(&b, shapes[i].n_axes, shapes[i].sizes, 0, 0);
+        for (mask = 0; mask < (1u << shapes[i].n_axes); mask++) {
+            struct meshgen_cursor c;
+            int32_t n = b.mesh.n_devices, step = n / 1000 + 1, d;
+
+            assert_int_equal(meshgen_cursor_init(&c, &b.mesh, mask), MESHGEN_OK);
+            for (d = 0; d < n; d = d < n - step ? d + step : (d < n - 3 ? n - 3 : d + 1)) {
+                int32_t rank = -1, want_rank = -2;
+                int want = meshgen_group_index(&b.mesh, d, mask, &want_rank);
+
+                assert_true(want >= 0);
+                assert_int_equal(meshgen_cursor_group(&c, d, &rank), want);
+                assert_int_equal(rank, want_rank);
+            }
+        }
+    }
+}
+
+/* The cursor's layout is ABI (meshgen.h): pinned here on LP64, so that a
+ * change of it is seen, and made with a new MESHGEN_CURSOR_VERSION. */
+static void test_cursor_layout(void **state)
+{
+    (void)state;
+    assert_int_equal(MESHGEN_CURSOR_VERSION, 1);
+    assert_int_equal(sizeof(struct meshgen_cursor_run), 24);
+    assert_int_equal(offsetof(struct meshgen_cursor_run, base), 8);
+    assert_int_equal(offsetof(struct meshgen_cursor, form), 4);
+    if (sizeof(void *) == 8) {
+        assert_int_equal(offsetof(struct meshgen_cursor, device_index), 8);
+        assert_int_equal(offsetof(struct meshgen_cursor, mul_stride), 16);
+        assert_int_equal(offsetof(struct meshgen_cursor, mul_block), 24);
+        assert_int_equal(offsetof(struct meshgen_cursor, stride), 32);
+        assert_int_equal(offsetof(struct meshgen_cursor, n_runs), 40);
+        assert_int_equal(offsetof(struct meshgen_cursor, reserved), 44);
+        assert_int_equal(offsetof(struct meshgen_cursor, runs), 56);
+        assert_int_equal(sizeof(struct meshgen_cursor), 440);
+    }
+}
+
+static void test_all_groups_and_cursor_errors(void **state)
+{
+    int32_t out[16];
+    struct meshgen_cursor c, before;
+    int k;
+
+    (void)state;
+    for (k = 0; k < 16; k++)
+        out[k] = -7;
+    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 1, NULL, 0), 16);
+    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 1, NULL, 16), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 1, out, 0), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 1, out, 15), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 8, out, 16), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 0x80000000u, out, 16), MESHGEN_ERR_RANGE);
+    for (k = 0; k < 16; k++)
+        assert_int_equal(out[k], -7);
+    /* The reference case's pp groups (test_reference_groups_pp_dp_tp). */
+    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 1, out, 16), 16);
+    for (k = 0; k < 16; k++)
+        assert_int_equal(out[k], k % 4 * 4 + k / 4);
+
+    memset(&c, 0x5a, sizeof c);
+    before = c;
+    assert_int_equal(meshgen_cursor_init(NULL, &ppdptp_mesh, 1), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_cursor_init(&c, NULL, 1), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 8), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 0x80000000u), MESHGEN_ERR_RANGE);
+    assert_memory_equal(&c, &before, sizeof c);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 5), MESHGEN_OK);
+    assert_int_equal(c.form, MESHGEN_CURSOR_RUNS);
+    for (k = 0; k < 3; k++)
+        assert_int_equal(c.reserved[k], 0);
+    for (k = 0; k < (int)c.n_runs; k++)
+        assert_int_equal(c.runs[k].reserved, 0);
+    /* The forms, by where the mask's axes lie in (pp, dp, tp). */
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 0), MESHGEN_OK);
+    assert_int_equal(c.form, MESHGEN_CURSOR_NONE);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 4), MESHGEN_OK);
+    assert_int_equal(c.form, MESHGEN_CURSOR_INNER);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 7), MESHGEN_OK);
+    assert_int_equal(c.form, MESHGEN_CURSOR_INNER);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 1), MESHGEN_OK);
+    assert_int_equal(c.form, MESHGEN_CURSOR_OUTER);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 3), MESHGEN_OK);
+    assert_int_equal(c.form, MESHGEN_CURSOR_OUTER);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 2), MESHGEN_OK);
+    assert_int_equal(c.form, MESHGEN_CURSOR_MIDDLE);
 }
 
 /* ---- MPMD stages --------------------------------------------------------------------- */
@@ -2283,6 +2546,8 @@ static void test_unchecked_mesh_guards(void **state)
     int32_t coords[2], out[4];
     int64_t start[2], size[2];
     struct scratch s;
+    struct meshgen_cursor cursor;
+    uint32_t mask;
 
     (void)state;
     scratch_init(&s);
@@ -2304,6 +2569,35 @@ static void test_unchecked_mesh_guards(void **state)
     assert_int_equal(meshgen_group(&s.mesh, 2, 3, out, 4), MESHGEN_ERR_CORRUPT);
     assert_int_equal(meshgen_group_index(&s.mesh, 2, 3, NULL), MESHGEN_ERR_CORRUPT);
     assert_int_equal(meshgen_stage_of(&s.mesh, 2), MESHGEN_ERR_CORRUPT);
+    /* Every group at once, and the cursor, need sizes that multiply to
+     * exactly n_devices: any other product is CORRUPT, whatever the mask,
+     * and nothing is written. */
+    out[0] = -7;
+    for (mask = 0; mask < 4; mask++) {
+        assert_int_equal(meshgen_axis_groups(&s.mesh, mask, out, 4), MESHGEN_ERR_CORRUPT);
+        assert_int_equal(meshgen_cursor_init(&cursor, &s.mesh, mask), MESHGEN_ERR_CORRUPT);
+    }
+    assert_int_equal(out[0], -7);
+    s.axes[0].size = 2;
+    s.axes[1].size = 4;
+    assert_int_equal(meshgen_axis_groups(&s.mesh, 1, out, 4), MESHGEN_ERR_CORRUPT);
+    assert_int_equal(meshgen_cursor_init(&cursor, &s.mesh, 1), MESHGEN_ERR_CORRUPT);
+    s.axes[0].size = 4;
+    s.axes[1].size = 0;
+    assert_int_equal(meshgen_axis_groups(&s.mesh, 1, out, 4), MESHGEN_ERR_CORRUPT);
+    assert_int_equal(meshgen_cursor_init(&cursor, &s.mesh, 1), MESHGEN_ERR_CORRUPT);
+    s.axes[1].size = -1;
+    assert_int_equal(meshgen_axis_groups(&s.mesh, 1, out, 4), MESHGEN_ERR_CORRUPT);
+    s.axes[0].size = 1;
+    s.axes[1].size = 1;
+    s.mesh.n_devices = 1;
+    assert_int_equal(meshgen_axis_groups(&s.mesh, 1, out, 4), 1);
+    s.mesh.n_devices = 0;
+    assert_int_equal(meshgen_axis_groups(&s.mesh, 1, out, 4), MESHGEN_ERR_CORRUPT);
+    assert_int_equal(meshgen_cursor_init(&cursor, &s.mesh, 1), MESHGEN_ERR_CORRUPT);
+    s.mesh.n_devices = 4;
+    s.axes[0].size = 1;
+    s.axes[1].size = 3;
     /* Sizes whose product passes n_devices, and sizes of 0 (no division by
      * them). The outermost axis takes its stride from n_devices, and its
      * group must still stop at the table's end: with sizes (3, 1), flat
@@ -2413,6 +2707,13 @@ static void expect_same_answers(const struct meshgen_mesh *x, const struct meshg
                              meshgen_group_index(y, d, (uint32_t)mask, &ry));
         }
     }
+    for (mask = 0; mask < (1 << x->n_axes); mask++) {
+        assert_int_equal(meshgen_axis_groups(x, (uint32_t)mask, a, 16), x->n_devices);
+        assert_int_equal(meshgen_axis_groups(y, (uint32_t)mask, b, 16), x->n_devices);
+        assert_memory_equal(a, b, sizeof a[0] * (size_t)x->n_devices);
+        check_all_groups(x, (uint32_t)mask);
+        check_all_groups(y, (uint32_t)mask);
+    }
     for (p = -1; p <= x->n_processes; p++) {
         int n = meshgen_process_devices(x, p, a, 16);
         assert_int_equal(n, meshgen_process_devices(y, p, b, 16));
@@ -2499,6 +2800,10 @@ int main(void)
         cmocka_unit_test(test_group_empty_full_and_multi_axis),
         cmocka_unit_test(test_group_errors),
         cmocka_unit_test(test_groups_against_brute_force),
+        cmocka_unit_test(test_all_groups_large),
+        cmocka_unit_test(test_cursor_large_indices),
+        cmocka_unit_test(test_cursor_layout),
+        cmocka_unit_test(test_all_groups_and_cursor_errors),
         cmocka_unit_test(test_reference_jaxpp_stages),
         cmocka_unit_test(test_stages_inner_axis_and_none),
         cmocka_unit_test(test_stage_errors),

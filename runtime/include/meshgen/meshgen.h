@@ -370,6 +370,199 @@ MESHGEN_API int meshgen_group_index(const struct meshgen_mesh *mesh, int device,
  * sizes), or MESHGEN_ERR_RANGE for mask bits at or beyond n_axes. */
 MESHGEN_API int meshgen_group_count(const struct meshgen_mesh *mesh, uint32_t axes_mask);
 
+/**
+ * Every group along axes_mask at once: group 0's members, then group 1's,
+ * and so on in group-number order (meshgen_group_index's numbering), each
+ * group's members in rank order (the order meshgen_group() gives them), so
+ * that out[g * size + r] is the device of rank r in group g, size being the
+ * product of the masked axes' sizes. Each device of the mesh appears exactly
+ * once: n_devices ids in all. out is the caller's array of cap entries (the
+ * array rule above: NULL with cap 0 returns the count; a cap below it is
+ * MESHGEN_ERR_NO_SPACE and writes nothing). Returns n_devices, or
+ * MESHGEN_ERR_RANGE (mask bits at or beyond n_axes), MESHGEN_ERR_CORRUPT
+ * (axis sizes whose product is not n_devices), MESHGEN_ERR_NO_SPACE,
+ * MESHGEN_ERR_NULL.
+ *
+ * The fastest way to list many groups: it walks the mesh in the output's
+ * order (by tiles, where the groups are strided), with no check or division
+ * per member, and where the generator left mesh_devices out it computes the
+ * ids without reading a table. Inverting it gives every device's colour and
+ * key for MPI_Comm_split: the device at out[k] has group k / size and rank
+ * k % size.
+ */
+MESHGEN_API int meshgen_axis_groups(const struct meshgen_mesh *mesh, uint32_t axes_mask,
+                                    int32_t *out, size_t cap);
+
+/*
+ * A per-device cursor: meshgen_group_index() for one mask, with every check
+ * and every division worked out once by meshgen_cursor_init(), so that
+ * meshgen_cursor_group() below is a few multiplications, inline.
+ *
+ * The layout is part of the ABI, because the inline function reads it; it
+ * is layout version MESHGEN_CURSOR_VERSION, which meshgen_cursor_init()
+ * writes to `version`. A later release that changes it gives the new layout
+ * a new version number and a new name to its init function, so a program
+ * never reads a cursor laid out for another header (and the shared
+ * library's soname moves with each 0.x minor release as well). `reserved`
+ * is zero, room for a later version's fields. The caller owns the struct
+ * (on the stack, static, anywhere) and may copy it.
+ *
+ * A cursor never becomes invalid: it holds only numbers and a pointer to
+ * the mesh's device_index table, which is const data for the life of the
+ * program. It may be shared between threads.
+ *
+ * The arithmetic: a flat mesh index f (below 2^31) divided by d (2 to
+ * 2^31) is the high 64 bits of f * mul, mul = ceil(2^64 / d): exact for
+ * every such f, as f * (mul * d - 2^64) < 2^62 (Granlund and Montgomery,
+ * "Division by invariant integers using multiplication", 1994). Where the
+ * compiler has a 128-bit type that is one multiplication; elsewhere two.
+ */
+#define MESHGEN_CURSOR_VERSION 1
+
+/* How meshgen_cursor_group() finds the group number g and the rank r from
+ * the device's flat index f, by the place of the mask's axes (size-1 axes
+ * left out): none (g = f, r = 0); one run of consecutive axes that is the
+ * innermost (g = f / size, r = f % size), the outermost (r = f / stride,
+ * g = f % stride) or neither (f = (high * size + r) * stride + low, g =
+ * high * stride + low); or several runs, a digit each (runs[]). */
+enum meshgen_cursor_form {
+    MESHGEN_CURSOR_NONE = 0,
+    MESHGEN_CURSOR_INNER = 1,
+    MESHGEN_CURSOR_OUTER = 2,
+    MESHGEN_CURSOR_MIDDLE = 3,
+    MESHGEN_CURSOR_RUNS = 4
+};
+
+/* A run of consecutive axes (size-1 axes left out) that are all inside the
+ * mask or all outside it, read as one mixed-radix digit of the flat index. */
+struct meshgen_cursor_run {
+    uint64_t mul;         /* what is left of f, divided by base: the high 64 bits of f * mul */
+    uint32_t base;        /* the product of its axes' sizes, at least 2 */
+    uint32_t group_scale; /* the digit's weight in the group number; 0 for a run in the mask */
+    uint32_t rank_scale;  /* the digit's weight in the rank; 0 for a run outside it */
+    uint32_t reserved;    /* zero */
+};
+
+struct meshgen_cursor {
+    uint32_t version;            /* MESHGEN_CURSOR_VERSION */
+    uint32_t form;               /* enum meshgen_cursor_form */
+    const int32_t *device_index; /* the mesh's; NULL: flat index = device id */
+    uint64_t mul_stride;         /* f / stride (forms OUTER, MIDDLE) */
+    uint64_t mul_block;          /* f / (stride * size) (INNER, whose stride is 1; MIDDLE) */
+    uint32_t stride;             /* the product of the sizes of the axes after the run */
+    uint32_t size;               /* the product of the sizes of the run's axes: the group size */
+    uint32_t n_runs;             /* entries of runs[] (form RUNS), innermost first */
+    uint32_t reserved[3];        /* zero */
+    struct meshgen_cursor_run runs[MESHGEN_MAX_AXES];
+};
+
+/**
+ * Fills *c for meshgen_cursor_group() along axes_mask. Every check happens
+ * here: the mesh's magic, ABI and axis count, the mask (bits at or beyond
+ * n_axes are MESHGEN_ERR_RANGE), and axis sizes that multiply to n_devices
+ * (else MESHGEN_ERR_CORRUPT). Returns 0, or MESHGEN_ERR_NULL (c or mesh
+ * NULL) or one of those errors; *c is untouched on error.
+ */
+MESHGEN_API int meshgen_cursor_init(struct meshgen_cursor *c, const struct meshgen_mesh *mesh,
+                                    uint32_t axes_mask);
+
+/* f / d for the cursor, mul = ceil(2^64 / d) (above). A program may define
+ * MESHGEN_CURSOR_NO_INT128 to take the two-multiplication form anyway (the
+ * tests do, to hold it to the same answers). */
+static inline uint32_t meshgen_cursor_div_(uint32_t f, uint64_t mul)
+{
+#if defined(__SIZEOF_INT128__) && !defined(MESHGEN_CURSOR_NO_INT128)
+    __extension__ typedef unsigned __int128 meshgen_u128_;
+
+    return (uint32_t)(((meshgen_u128_)f * mul) >> 64);
+#else
+    /* (f * mul) >> 64 from the halves of mul; no sum overflows 64 bits. */
+    uint64_t low = (uint64_t)f * (uint32_t)mul, high = (uint64_t)f * (uint32_t)(mul >> 32);
+
+    return (uint32_t)((high + (low >> 32)) >> 32);
+#endif
+}
+
+/* The form RUNS of meshgen_cursor_group(): a digit per run; returns the
+ * rank in the high 32 bits and the group in the low ones. Kept out of line
+ * where the compiler allows it (a copy per file that uses it, no exported
+ * symbol), and pure (it writes nothing), so that a loop over the other
+ * forms keeps the cursor's fields in registers instead of reloading them
+ * after every store it makes. */
+#if defined(__clang__)
+#define MESHGEN_OUT_OF_LINE_ inline __attribute__((noinline, pure))
+#elif defined(__GNUC__)
+/* gcc warns of noinline on an inline function; unused spares a file that
+ * never calls it the warning about an unused static function. */
+#define MESHGEN_OUT_OF_LINE_ __attribute__((noinline, pure, unused))
+#else
+#define MESHGEN_OUT_OF_LINE_ inline
+#endif
+static MESHGEN_OUT_OF_LINE_ uint64_t meshgen_cursor_runs_(const struct meshgen_cursor *c,
+                                                          uint32_t f)
+{
+    uint32_t group = 0, in_group = 0, i;
+
+    /* The bound keeps a cursor that was never initialised inside runs[]. */
+    for (i = 0; i < c->n_runs && i < MESHGEN_MAX_AXES; i++) {
+        const struct meshgen_cursor_run *run = &c->runs[i];
+        uint32_t q = meshgen_cursor_div_(f, run->mul);
+        uint32_t digit = f - q * run->base;
+
+        group += digit * run->group_scale;
+        in_group += digit * run->rank_scale;
+        f = q;
+    }
+    return (uint64_t)in_group << 32 | group;
+}
+
+/**
+ * The group number of `device` along the cursor's mask, as
+ * meshgen_group_index() gives it, and, when rank is not NULL, its rank in
+ * the group. Inline and unchecked: `device` must be a device of the mesh
+ * (0 <= device < n_inventory_devices, device_index[device] >= 0, as
+ * meshgen_group_index() would accept it). For such a device it reads one
+ * entry of device_index, or nothing where the mesh leaves that table out;
+ * for another id the answer is meaningless, and an id outside
+ * 0 .. n_inventory_devices - 1 reads outside the table.
+ */
+static inline int32_t meshgen_cursor_group(const struct meshgen_cursor *c, int32_t device,
+                                           int32_t *rank)
+{
+    uint32_t f = c->device_index != NULL ? (uint32_t)c->device_index[device] : (uint32_t)device;
+    uint32_t g, r, q;
+    uint64_t both;
+
+    switch (c->form) {
+    case MESHGEN_CURSOR_INNER:
+        g = meshgen_cursor_div_(f, c->mul_block);
+        r = f - g * c->size;
+        break;
+    case MESHGEN_CURSOR_OUTER:
+        r = meshgen_cursor_div_(f, c->mul_stride);
+        g = f - r * c->stride;
+        break;
+    case MESHGEN_CURSOR_MIDDLE:
+        q = meshgen_cursor_div_(f, c->mul_stride);
+        g = meshgen_cursor_div_(f, c->mul_block); /* the high part, for now */
+        r = q - g * c->size;
+        g = f - (q - g) * c->stride;
+        break;
+    case MESHGEN_CURSOR_RUNS:
+        both = meshgen_cursor_runs_(c, f);
+        g = (uint32_t)both;
+        r = (uint32_t)(both >> 32);
+        break;
+    default:
+        g = f;
+        r = 0;
+        break;
+    }
+    if (rank != NULL)
+        *rank = (int32_t)r;
+    return (int32_t)g;
+}
+
 /* ---- MPMD stages (jaxpp MpmdMesh) ---------------------------------------------- */
 
 /** The number of stages: the size of the MPMD axis, or 1 when there is none. */
