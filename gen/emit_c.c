@@ -168,6 +168,31 @@ static void mg_sharding_macros(struct mg_buf *b, const struct mg_plan *p, const 
     }
 }
 
+/*
+ * Group tables are written as strings (mg_group_tables): each table's bytes
+ * in rows of MG_GROUP_ROW_BYTES, one string literal a row. C asks compilers
+ * to take string literals of 4095 bytes (5.2.4.1), and -Wpedantic warns past
+ * it; a row's 4096th byte is its literal's terminating NUL.
+ */
+#define MG_GROUP_ROW_BYTES 4096
+
+/* That NUL stands for the high byte of the row's last entry, which holds 0
+ * only while every device id is below 2^24. */
+_Static_assert(MG_MAX_DEVICES <= (1 << 24), "a group table's string rows need device ids "
+                                            "below 2^24: their last byte is the literal's NUL");
+
+/* The bytes of one row of a table of n entries (all of them for a small
+ * table), and the number of rows. */
+static int mg_group_row_bytes(int n)
+{
+    return n * 4 < MG_GROUP_ROW_BYTES ? n * 4 : MG_GROUP_ROW_BYTES;
+}
+
+static int mg_group_rows(int n)
+{
+    return (n * 4 + mg_group_row_bytes(n) - 1) / mg_group_row_bytes(n);
+}
+
 static void mg_group_macros(struct mg_buf *b, const struct mg_plan *p, const char *up)
 {
     int i;
@@ -186,21 +211,42 @@ static void mg_group_macros(struct mg_buf *b, const struct mg_plan *p, const cha
     }
 }
 
-static void mg_declarations(struct mg_buf *b, const struct mg_plan *p, const char *up)
+/* Each axis's group table: a union of the int32_t table and the bytes the
+ * source initialises it with, and <name>__groups__<axis> naming the table,
+ * so code indexes, takes sizeof and passes it as the array it is. */
+static void mg_group_declarations(struct mg_buf *b, const struct mg_plan *p, const char *up)
 {
     int i;
 
+    if (!p->has_groups)
+        return;
+    mg_blank(b);
+    mg_println(b, "/* Group tables: <name>__groups__<axis> is the int32_t [COUNT][SIZE] table,");
+    mg_println(b, " * the member `table` of a union whose member `bytes` holds the same memory");
+    mg_println(b, " * as the source writes it (docs/reference.md, \"Group tables\"). */");
+    for (i = 0; i < p->n_axes; i++) {
+        const char *a = p->axis_names[i];
+        int n = p->n_mesh;
+        mg_println(b, "union %s__groups_union__%s {", p->name, a);
+        mg_println(b, "    int32_t table[%s_MESH_GROUPS__%s__COUNT][%s_MESH_GROUPS__%s__SIZE];", up,
+                   a, up, a);
+        mg_println(b, "    unsigned char bytes[%d][%d];", mg_group_rows(n), mg_group_row_bytes(n));
+        mg_println(b, "};");
+        mg_println(b, "extern const union %s__groups_union__%s %s__groups_data__%s;", p->name, a,
+                   p->name, a);
+        mg_println(b, "#define %s__groups__%s (%s__groups_data__%s.table)", p->name, a, p->name, a);
+    }
+}
+
+static void mg_declarations(struct mg_buf *b, const struct mg_plan *p, const char *up)
+{
     mg_println(b, "#ifdef __cplusplus");
     mg_println(b, "extern \"C\" {");
     mg_println(b, "#endif");
     mg_blank(b);
     mg_println(b, "/* The mesh: pass it to the meshgen_* functions. */");
     mg_println(b, "extern const struct meshgen_mesh %s_mesh;", p->name);
-    for (i = 0; p->has_groups && i < p->n_axes; i++)
-        mg_println(b,
-                   "extern const int32_t "
-                   "%s__groups__%s[%s_MESH_GROUPS__%s__COUNT][%s_MESH_GROUPS__%s__SIZE];",
-                   p->name, p->axis_names[i], up, p->axis_names[i], up, p->axis_names[i]);
+    mg_group_declarations(b, p, up);
     mg_blank(b);
     mg_println(b, "#ifdef __cplusplus");
     mg_println(b, "}");
@@ -546,27 +592,113 @@ static void mg_sharding_tables(struct mg_buf *b, const struct meshgen_mesh *m)
     mg_blank(b);
 }
 
-/* One table per axis: row g holds group g along that axis, in mesh order. */
+/*
+ * Bytes as the inside of a string literal: printable ASCII as it is, but
+ * for '"', '\\' and '?' (no trigraph can form), every other byte as an octal
+ * escape, three digits long where a digit follows (an escape takes up to
+ * three).
+ */
+static void mg_c_bytes(struct mg_buf *b, const unsigned char *p, int n)
+{
+    char esc[4];
+    int i;
+
+    for (i = 0; i < n; i++) {
+        unsigned c = p[i];
+        int digits = c >= 64 ? 3 : c >= 8 ? 2 : 1;
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?') {
+            esc[0] = (char)c;
+            mg_buf_put(b, esc, 1);
+            continue;
+        }
+        if (i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '7')
+            digits = 3;
+        esc[0] = '\\';
+        esc[digits] = (char)('0' + (c & 7));
+        if (digits > 1)
+            esc[digits - 1] = (char)('0' + (c >> 3 & 7));
+        if (digits > 2)
+            esc[1] = (char)('0' + (c >> 6));
+        mg_buf_put(b, esc, (size_t)digits + 1);
+    }
+}
+
+/* One table as strings: its entries' bytes, least significant first, one
+ * literal a row of MG_GROUP_ROW_BYTES less the last byte, the high byte of
+ * a device id, which the literal's NUL stands for; 16 entries a line. */
+static void mg_group_strings(struct mg_buf *b, const int *v, int n)
+{
+    int per_row = mg_group_row_bytes(n) / 4, i, j, k;
+    unsigned char line[64];
+
+    for (i = 0; i < n; i += 16) {
+        int end = i + 16 < n ? i + 16 : n, len = 0;
+        for (j = i; j < end; j++)
+            for (k = 0; k < 4; k++)
+                line[len++] = (unsigned char)((uint32_t)v[j] >> (8 * k));
+        /* The row's last entry ends this line: a line never spans two rows. */
+        if (end % per_row == 0 || end == n)
+            len--;
+        mg_buf_puts(b, "    \"");
+        mg_c_bytes(b, line, len);
+        mg_buf_puts(b, end % per_row == 0 || end == n ? "\",\n" : "\"\n");
+    }
+}
+
+/* One table as integers: row g, group g. */
+static void mg_group_integers(struct mg_buf *b, const int *v, int count, int size)
+{
+    int g, f;
+
+    for (g = 0; g < count; g++) {
+        mg_buf_puts(b, "    {");
+        for (f = 0; f < size; f++) {
+            if (f)
+                mg_buf_put(b, ", ", 2);
+            mg_buf_int(b, v[g * size + f]);
+        }
+        mg_buf_puts(b, "},\n");
+    }
+}
+
+/*
+ * One table per axis: row g holds group g along that axis, in mesh order.
+ * Written as strings where the compiler says it is little-endian: gcc
+ * interns every integer constant in one hash table, which at a million
+ * entries costs several times the rest of the source, while a string is
+ * one constant. Elsewhere, or with MESHGEN_GROUP_TABLES_AS_INTEGERS
+ * defined, as integers; both give the same bytes (docs/reference.md,
+ * "Group tables").
+ */
 static void mg_group_tables(struct mg_buf *b, const struct mg_plan *p)
 {
-    int k, g, f;
+    int k, form;
 
-    for (k = 0; p->has_groups && k < p->n_axes; k++) {
-        int size = (int)p->size[k], count = p->n_mesh / size;
-        mg_println(b, "const int32_t %s__groups__%s[%d][%d] = {", p->name, p->axis_names[k], count,
-                   size);
-        for (g = 0; g < count; g++) {
-            mg_buf_puts(b, "    {");
-            for (f = 0; f < size; f++) {
-                if (f)
-                    mg_buf_put(b, ", ", 2);
-                mg_buf_int(b, p->groups[k][g * size + f]);
-            }
-            mg_buf_puts(b, "},\n");
+    if (!p->has_groups)
+        return;
+    mg_println(b, "/* Group tables: where the compiler says it is little-endian, each table's");
+    mg_println(b, " * bytes as strings, which compile several times faster than integers,");
+    mg_println(b, " * else the integers (docs/reference.md, \"Group tables\"). */");
+    mg_println(b, "#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \\");
+    mg_println(b, "    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && "
+                  "!defined(MESHGEN_GROUP_TABLES_AS_INTEGERS)");
+    for (form = 0; form < 2; form++) {
+        if (form)
+            mg_println(b, "#else");
+        for (k = 0; k < p->n_axes; k++) {
+            const char *a = p->axis_names[k];
+            int size = (int)p->size[k];
+            mg_println(b, "const union %s__groups_union__%s %s__groups_data__%s = {.%s = {",
+                       p->name, a, p->name, a, form ? "table" : "bytes");
+            if (form)
+                mg_group_integers(b, p->groups[k], p->n_mesh / size, size);
+            else
+                mg_group_strings(b, p->groups[k], p->n_mesh);
+            mg_println(b, "}};");
         }
-        mg_println(b, "};");
-        mg_blank(b);
     }
+    mg_println(b, "#endif");
+    mg_blank(b);
 }
 
 static void mg_mesh_struct(struct mg_buf *b, const struct meshgen_mesh *m)
