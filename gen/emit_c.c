@@ -667,24 +667,37 @@ static void mg_group_integers(struct mg_buf *b, const int *v, int count, int siz
  * interns every integer constant in one hash table, which at a million
  * entries costs several times the rest of the source, while a string is
  * one constant. Elsewhere, or with MESHGEN_GROUP_TABLES_AS_INTEGERS
- * defined, as integers; both give the same bytes (docs/reference.md,
- * "Group tables").
+ * defined, as integers, giving the same bytes; but only up to
+ * MG_GROUPS_AUTO_LIMIT entries in all, what --groups auto writes. A
+ * compiler lexes every token of the branch it skips, and the integers of
+ * larger tables cost it more than the strings it compiles; past the limit
+ * the other branch is an #error (docs/reference.md, "Group tables").
  */
 static void mg_group_tables(struct mg_buf *b, const struct mg_plan *p)
 {
+    int64_t entries = (int64_t)p->n_mesh * p->n_axes;
     int k, form;
 
     if (!p->has_groups)
         return;
     mg_println(b, "/* Group tables: where the compiler says it is little-endian, each table's");
     mg_println(b, " * bytes as strings, which compile several times faster than integers,");
-    mg_println(b, " * else the integers (docs/reference.md, \"Group tables\"). */");
+    mg_println(b, " * else %s (docs/reference.md, \"Group tables\"). */",
+               entries <= MG_GROUPS_AUTO_LIMIT ? "the integers" : "an error");
     mg_println(b, "#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \\");
     mg_println(b, "    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && "
                   "!defined(MESHGEN_GROUP_TABLES_AS_INTEGERS)");
     for (form = 0; form < 2; form++) {
         if (form)
             mg_println(b, "#else");
+        if (form && entries > MG_GROUPS_AUTO_LIMIT) {
+            mg_println(b,
+                       "#error \"%s_mesh.c: its group tables (%lld entries, more than %d) are "
+                       "written for compilers that define __BYTE_ORDER__ as little-endian: "
+                       "regenerate it with --groups auto or never\"",
+                       p->name, (long long)entries, MG_GROUPS_AUTO_LIMIT);
+            break;
+        }
         for (k = 0; k < p->n_axes; k++) {
             const char *a = p->axis_names[k];
             int size = (int)p->size[k];
