@@ -4,15 +4,16 @@
  * header and per table of the source.
  *
  * Generated code is data, not logic: macros for the compile-time constants,
- * static const tables with designated initialisers, and one const struct
- * meshgen_mesh that ties them together. Symbols are built only from names
- * the checks accepted (docs/reference.md, "Generated names"): macros are
- * <NAME>_MESH_<WORD> or <NAME>_MESH_<WORD>__<name>[__<WORD>], symbols
- * <name>_mesh or <name>__<word>[__<name>], and no accepted name contains
- * "__" or ends in '_', so no two of them can be spelt alike; every other
- * string (host names,
- * models, file names in the banner) goes through mg_c_string or the comment
- * filter, so no input can end a literal or a comment. No timestamps, no
+ * static const tables with designated initialisers, the group tables, and
+ * one const struct meshgen_mesh that ties them together. Symbols are built
+ * only from names the checks accepted (docs/reference.md, "Generated
+ * names"): macros are <NAME>_MESH_<WORD> or
+ * <NAME>_MESH_<WORD>__<name>[__<WORD>] (and <name>__groups__<axis>, a group
+ * table), symbols and union tags <name>_mesh or <name>__<word>[__<name>],
+ * and no accepted name contains "__" or ends in '_', so no two of them can
+ * be spelt alike; every other string (host names, models, file names in
+ * the banner) goes through mg_c_string or the comment filter, so no input
+ * can end a literal or a comment. No timestamps, no
  * absolute paths, no pointers: the same model gives the same bytes. The
  * source's tables are the struct that lower.c builds, printed as they are,
  * so they are the tables `meshgen env` hands the runtime. This file formats
@@ -593,34 +594,34 @@ static void mg_sharding_tables(struct mg_buf *b, const struct meshgen_mesh *m)
 }
 
 /*
- * Bytes as the inside of a string literal: printable ASCII as it is, but
- * for '"', '\\' and '?' (no trigraph can form), every other byte as an octal
- * escape, three digits long where a digit follows (an escape takes up to
- * three).
+ * Bytes as the inside of a string literal, at most 64 of them: printable
+ * ASCII as it is, but for '"', '\\' and '?' (no trigraph can form), every
+ * other byte as an octal escape, three digits long where a digit follows
+ * (an escape takes up to three). One write a call: a table of a million
+ * entries is 4 MB.
  */
 static void mg_c_bytes(struct mg_buf *b, const unsigned char *p, int n)
 {
-    char esc[4];
+    char out[64 * 4], *o = out;
     int i;
 
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n && i < 64; i++) {
         unsigned c = p[i];
         int digits = c >= 64 ? 3 : c >= 8 ? 2 : 1;
         if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?') {
-            esc[0] = (char)c;
-            mg_buf_put(b, esc, 1);
+            *o++ = (char)c;
             continue;
         }
         if (i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '7')
             digits = 3;
-        esc[0] = '\\';
-        esc[digits] = (char)('0' + (c & 7));
-        if (digits > 1)
-            esc[digits - 1] = (char)('0' + (c >> 3 & 7));
+        *o++ = '\\';
         if (digits > 2)
-            esc[1] = (char)('0' + (c >> 6));
-        mg_buf_put(b, esc, (size_t)digits + 1);
+            *o++ = (char)('0' + (c >> 6));
+        if (digits > 1)
+            *o++ = (char)('0' + (c >> 3 & 7));
+        *o++ = (char)('0' + (c & 7));
     }
+    mg_buf_put(b, out, (size_t)(o - out));
 }
 
 /* One table as strings: its entries' bytes, least significant first, one
