@@ -4,15 +4,16 @@
  * header and per table of the source.
  *
  * Generated code is data, not logic: macros for the compile-time constants,
- * static const tables with designated initialisers, and one const struct
- * meshgen_mesh that ties them together. Symbols are built only from names
- * the checks accepted (docs/reference.md, "Generated names"): macros are
- * <NAME>_MESH_<WORD> or <NAME>_MESH_<WORD>__<name>[__<WORD>], symbols
- * <name>_mesh or <name>__<word>[__<name>], and no accepted name contains
- * "__" or ends in '_', so no two of them can be spelt alike; every other
- * string (host names,
- * models, file names in the banner) goes through mg_c_string or the comment
- * filter, so no input can end a literal or a comment. No timestamps, no
+ * static const tables with designated initialisers, the group tables, and
+ * one const struct meshgen_mesh that ties them together. Symbols are built
+ * only from names the checks accepted (docs/reference.md, "Generated
+ * names"): macros are <NAME>_MESH_<WORD> or
+ * <NAME>_MESH_<WORD>__<name>[__<WORD>] (and <name>__groups__<axis>, a group
+ * table), symbols and union tags <name>_mesh or <name>__<word>[__<name>],
+ * and no accepted name contains "__" or ends in '_', so no two of them can
+ * be spelt alike; every other string (host names, models, file names in
+ * the banner) goes through mg_c_string or the comment filter, so no input
+ * can end a literal or a comment. No timestamps, no
  * absolute paths, no pointers: the same model gives the same bytes. The
  * source's tables are the struct that lower.c builds, printed as they are,
  * so they are the tables `meshgen env` hands the runtime. This file formats
@@ -168,6 +169,31 @@ static void mg_sharding_macros(struct mg_buf *b, const struct mg_plan *p, const 
     }
 }
 
+/*
+ * Group tables are written as strings (mg_group_tables): each table's bytes
+ * in rows of MG_GROUP_ROW_BYTES, one string literal a row. C asks compilers
+ * to take string literals of 4095 bytes (5.2.4.1), and -Wpedantic warns past
+ * it; a row's 4096th byte is its literal's terminating NUL.
+ */
+#define MG_GROUP_ROW_BYTES 4096
+
+/* That NUL stands for the high byte of the row's last entry, which holds 0
+ * only while every device id is below 2^24. */
+_Static_assert(MG_MAX_DEVICES <= (1 << 24), "a group table's string rows need device ids "
+                                            "below 2^24: their last byte is the literal's NUL");
+
+/* The bytes of one row of a table of n entries (all of them for a small
+ * table), and the number of rows. */
+static int mg_group_row_bytes(int n)
+{
+    return n * 4 < MG_GROUP_ROW_BYTES ? n * 4 : MG_GROUP_ROW_BYTES;
+}
+
+static int mg_group_rows(int n)
+{
+    return (n * 4 + mg_group_row_bytes(n) - 1) / mg_group_row_bytes(n);
+}
+
 static void mg_group_macros(struct mg_buf *b, const struct mg_plan *p, const char *up)
 {
     int i;
@@ -186,21 +212,42 @@ static void mg_group_macros(struct mg_buf *b, const struct mg_plan *p, const cha
     }
 }
 
-static void mg_declarations(struct mg_buf *b, const struct mg_plan *p, const char *up)
+/* Each axis's group table: a union of the int32_t table and the bytes the
+ * source initialises it with, and <name>__groups__<axis> naming the table,
+ * so code indexes, takes sizeof and passes it as the array it is. */
+static void mg_group_declarations(struct mg_buf *b, const struct mg_plan *p, const char *up)
 {
     int i;
 
+    if (!p->has_groups)
+        return;
+    mg_blank(b);
+    mg_println(b, "/* Group tables: <name>__groups__<axis> is the int32_t [COUNT][SIZE] table,");
+    mg_println(b, " * the member `table` of a union whose member `bytes` holds the same memory");
+    mg_println(b, " * as the source writes it (docs/reference.md, \"Group tables\"). */");
+    for (i = 0; i < p->n_axes; i++) {
+        const char *a = p->axis_names[i];
+        int n = p->n_mesh;
+        mg_println(b, "union %s__groups_union__%s {", p->name, a);
+        mg_println(b, "    int32_t table[%s_MESH_GROUPS__%s__COUNT][%s_MESH_GROUPS__%s__SIZE];", up,
+                   a, up, a);
+        mg_println(b, "    unsigned char bytes[%d][%d];", mg_group_rows(n), mg_group_row_bytes(n));
+        mg_println(b, "};");
+        mg_println(b, "extern const union %s__groups_union__%s %s__groups_data__%s;", p->name, a,
+                   p->name, a);
+        mg_println(b, "#define %s__groups__%s (%s__groups_data__%s.table)", p->name, a, p->name, a);
+    }
+}
+
+static void mg_declarations(struct mg_buf *b, const struct mg_plan *p, const char *up)
+{
     mg_println(b, "#ifdef __cplusplus");
     mg_println(b, "extern \"C\" {");
     mg_println(b, "#endif");
     mg_blank(b);
     mg_println(b, "/* The mesh: pass it to the meshgen_* functions. */");
     mg_println(b, "extern const struct meshgen_mesh %s_mesh;", p->name);
-    for (i = 0; p->has_groups && i < p->n_axes; i++)
-        mg_println(b,
-                   "extern const int32_t "
-                   "%s__groups__%s[%s_MESH_GROUPS__%s__COUNT][%s_MESH_GROUPS__%s__SIZE];",
-                   p->name, p->axis_names[i], up, p->axis_names[i], up, p->axis_names[i]);
+    mg_group_declarations(b, p, up);
     mg_blank(b);
     mg_println(b, "#ifdef __cplusplus");
     mg_println(b, "}");
@@ -549,27 +596,126 @@ static void mg_sharding_tables(struct mg_buf *b, const struct meshgen_mesh *m)
     mg_blank(b);
 }
 
-/* One table per axis: row g holds group g along that axis, in mesh order. */
+/*
+ * Bytes as the inside of a string literal, at most 64 of them: printable
+ * ASCII as it is, but for '"', '\\' and '?' (no trigraph can form), every
+ * other byte as an octal escape, three digits long where a digit follows
+ * (an escape takes up to three). One write a call: a table of a million
+ * entries is 4 MB.
+ */
+static void mg_c_bytes(struct mg_buf *b, const unsigned char *p, int n)
+{
+    char out[64 * 4], *o = out;
+    int i;
+
+    for (i = 0; i < n && i < 64; i++) {
+        unsigned c = p[i];
+        int digits = c >= 64 ? 3 : c >= 8 ? 2 : 1;
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?') {
+            *o++ = (char)c;
+            continue;
+        }
+        if (i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '7')
+            digits = 3;
+        *o++ = '\\';
+        if (digits > 2)
+            *o++ = (char)('0' + (c >> 6));
+        if (digits > 1)
+            *o++ = (char)('0' + (c >> 3 & 7));
+        *o++ = (char)('0' + (c & 7));
+    }
+    mg_buf_put(b, out, (size_t)(o - out));
+}
+
+/* One table as strings: its entries' bytes, least significant first, one
+ * literal a row of MG_GROUP_ROW_BYTES less the last byte, the high byte of
+ * a device id, which the literal's NUL stands for; 16 entries a line. */
+static void mg_group_strings(struct mg_buf *b, const int *v, int n)
+{
+    int per_row = mg_group_row_bytes(n) / 4, i, j, k;
+    unsigned char line[64];
+
+    for (i = 0; i < n; i += 16) {
+        int end = i + 16 < n ? i + 16 : n, len = 0;
+        for (j = i; j < end; j++)
+            for (k = 0; k < 4; k++)
+                line[len++] = (unsigned char)((uint32_t)v[j] >> (8 * k));
+        /* The row's last entry ends this line: a line never spans two rows. */
+        if (end % per_row == 0 || end == n)
+            len--;
+        mg_buf_puts(b, "    \"");
+        mg_c_bytes(b, line, len);
+        mg_buf_puts(b, end % per_row == 0 || end == n ? "\",\n" : "\"\n");
+    }
+}
+
+/* One table as integers: row g, group g. */
+static void mg_group_integers(struct mg_buf *b, const int *v, int count, int size)
+{
+    int g, f;
+
+    for (g = 0; g < count; g++) {
+        mg_buf_puts(b, "    {");
+        for (f = 0; f < size; f++) {
+            if (f)
+                mg_buf_put(b, ", ", 2);
+            mg_buf_int(b, v[g * size + f]);
+        }
+        mg_buf_puts(b, "},\n");
+    }
+}
+
+/*
+ * One table per axis: row g holds group g along that axis, in mesh order.
+ * Written as strings where the compiler says it is little-endian: gcc
+ * interns every integer constant in one hash table, which at a million
+ * entries costs several times the rest of the source, while a string is
+ * one constant. Elsewhere, or with MESHGEN_GROUP_TABLES_AS_INTEGERS
+ * defined, as integers, giving the same bytes; but only up to
+ * MG_GROUPS_AUTO_LIMIT entries in all, what --groups auto writes. A
+ * compiler lexes every token of the branch it skips, and the integers of
+ * larger tables cost it more than the strings it compiles; past the limit
+ * the other branch is an #error (docs/reference.md, "Group tables").
+ */
 static void mg_group_tables(struct mg_buf *b, const struct mg_plan *p)
 {
-    int k, g, f;
+    int64_t entries = (int64_t)p->n_mesh * p->n_axes;
+    int k, form;
 
-    for (k = 0; p->has_groups && k < p->n_axes; k++) {
-        int size = (int)p->size[k], count = p->n_mesh / size;
-        mg_println(b, "const int32_t %s__groups__%s[%d][%d] = {", p->name, p->axis_names[k], count,
-                   size);
-        for (g = 0; g < count; g++) {
-            mg_buf_puts(b, "    {");
-            for (f = 0; f < size; f++) {
-                if (f)
-                    mg_buf_put(b, ", ", 2);
-                mg_buf_int(b, p->groups[k][g * size + f]);
-            }
-            mg_buf_puts(b, "},\n");
+    if (!p->has_groups)
+        return;
+    mg_println(b, "/* Group tables: where the compiler says it is little-endian, each table's");
+    mg_println(b, " * bytes as strings, which compile several times faster than integers,");
+    mg_println(b, " * else %s (docs/reference.md, \"Group tables\"). */",
+               entries <= MG_GROUPS_AUTO_LIMIT ? "the integers" : "an error");
+    mg_println(b, "#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \\");
+    mg_println(b, "    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && "
+                  "!defined(MESHGEN_GROUP_TABLES_AS_INTEGERS)");
+    for (form = 0; form < 2; form++) {
+        if (form)
+            mg_println(b, "#else");
+        if (form && entries > MG_GROUPS_AUTO_LIMIT) {
+            mg_println(b,
+                       "#error \"%s_mesh.c: its group tables (%lld entries, more than %d) are "
+                       "written for compilers that define __BYTE_ORDER__ as little-endian: "
+                       "regenerate it with --groups auto or never\"",
+                       p->name, (long long)entries, MG_GROUPS_AUTO_LIMIT);
+            break;
         }
-        mg_println(b, "};");
-        mg_blank(b);
+        for (k = 0; k < p->n_axes; k++) {
+            const char *a = p->axis_names[k];
+            int size = (int)p->size[k];
+            mg_println(b, "const union %s__groups_union__%s %s__groups_data__%s = {.%s = {",
+                       p->name, a, p->name, a, form ? "table" : "bytes");
+            if (form)
+                mg_group_integers(b, p->groups[k], p->n_mesh / size, size);
+            else
+                mg_group_strings(b, p->groups[k], p->n_mesh);
+            mg_println(b, "}};");
+        }
     }
+    mg_println(b, "#endif");
+    mg_blank(b);
 }
 
 static void mg_mesh_struct(struct mg_buf *b, const struct meshgen_mesh *m)

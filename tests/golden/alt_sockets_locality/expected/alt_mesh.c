@@ -55,17 +55,29 @@ static const struct meshgen_sharding alt__shardings[1] = {
     {.name = "weights", .n_dims = 2, .has_shape = 1, .dims = alt__sharding__weights},
 };
 
-const int32_t alt__groups__dp[4][2] = {
+/* Group tables: where the compiler says it is little-endian, each table's
+ * bytes as strings, which compile several times faster than integers,
+ * else the integers (docs/reference.md, "Group tables"). */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(MESHGEN_GROUP_TABLES_AS_INTEGERS)
+const union alt__groups_union__dp alt__groups_data__dp = {.bytes = {
+    "\0\0\0\0\1\0\0\0\2\0\0\0\3\0\0\0\4\0\0\0\5\0\0\0\6\0\0\0\7\0\0",
+}};
+const union alt__groups_union__tp alt__groups_data__tp = {.bytes = {
+    "\0\0\0\0\2\0\0\0\4\0\0\0\6\0\0\0\1\0\0\0\3\0\0\0\5\0\0\0\7\0\0",
+}};
+#else
+const union alt__groups_union__dp alt__groups_data__dp = {.table = {
     {0, 1},
     {2, 3},
     {4, 5},
     {6, 7},
-};
-
-const int32_t alt__groups__tp[2][4] = {
+}};
+const union alt__groups_union__tp alt__groups_data__tp = {.table = {
     {0, 2, 4, 6},
     {1, 3, 5, 7},
-};
+}};
+#endif
 
 const struct meshgen_mesh alt_mesh = {
     .magic = MESHGEN_MAGIC,

@@ -63,8 +63,22 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh alt_mesh;
-extern const int32_t alt__groups__dp[ALT_MESH_GROUPS__dp__COUNT][ALT_MESH_GROUPS__dp__SIZE];
-extern const int32_t alt__groups__tp[ALT_MESH_GROUPS__tp__COUNT][ALT_MESH_GROUPS__tp__SIZE];
+
+/* Group tables: <name>__groups__<axis> is the int32_t [COUNT][SIZE] table,
+ * the member `table` of a union whose member `bytes` holds the same memory
+ * as the source writes it (docs/reference.md, "Group tables"). */
+union alt__groups_union__dp {
+    int32_t table[ALT_MESH_GROUPS__dp__COUNT][ALT_MESH_GROUPS__dp__SIZE];
+    unsigned char bytes[1][32];
+};
+extern const union alt__groups_union__dp alt__groups_data__dp;
+#define alt__groups__dp (alt__groups_data__dp.table)
+union alt__groups_union__tp {
+    int32_t table[ALT_MESH_GROUPS__tp__COUNT][ALT_MESH_GROUPS__tp__SIZE];
+    unsigned char bytes[1][32];
+};
+extern const union alt__groups_union__tp alt__groups_data__tp;
+#define alt__groups__tp (alt__groups_data__tp.table)
 
 #ifdef __cplusplus
 }

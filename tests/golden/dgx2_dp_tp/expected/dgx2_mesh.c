@@ -60,7 +60,19 @@ static const struct meshgen_sharding dgx2__shardings[2] = {
     {.name = "activations", .n_dims = 3, .has_shape = 1, .dims = dgx2__sharding__activations},
 };
 
-const int32_t dgx2__groups__dp[8][2] = {
+/* Group tables: where the compiler says it is little-endian, each table's
+ * bytes as strings, which compile several times faster than integers,
+ * else the integers (docs/reference.md, "Group tables"). */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(MESHGEN_GROUP_TABLES_AS_INTEGERS)
+const union dgx2__groups_union__dp dgx2__groups_data__dp = {.bytes = {
+    "\0\0\0\0\10\0\0\0\1\0\0\0\11\0\0\0\2\0\0\0\12\0\0\0\3\0\0\0\13\0\0\0\4\0\0\0\14\0\0\0\5\0\0\0\15\0\0\0\6\0\0\0\16\0\0\0\7\0\0\0\17\0\0",
+}};
+const union dgx2__groups_union__tp dgx2__groups_data__tp = {.bytes = {
+    "\0\0\0\0\1\0\0\0\2\0\0\0\3\0\0\0\4\0\0\0\5\0\0\0\6\0\0\0\7\0\0\0\10\0\0\0\11\0\0\0\12\0\0\0\13\0\0\0\14\0\0\0\15\0\0\0\16\0\0\0\17\0\0",
+}};
+#else
+const union dgx2__groups_union__dp dgx2__groups_data__dp = {.table = {
     {0, 8},
     {1, 9},
     {2, 10},
@@ -69,12 +81,12 @@ const int32_t dgx2__groups__dp[8][2] = {
     {5, 13},
     {6, 14},
     {7, 15},
-};
-
-const int32_t dgx2__groups__tp[2][8] = {
+}};
+const union dgx2__groups_union__tp dgx2__groups_data__tp = {.table = {
     {0, 1, 2, 3, 4, 5, 6, 7},
     {8, 9, 10, 11, 12, 13, 14, 15},
-};
+}};
+#endif
 
 const struct meshgen_mesh dgx2_mesh = {
     .magic = MESHGEN_MAGIC,

@@ -70,8 +70,22 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh dgx2_mesh;
-extern const int32_t dgx2__groups__dp[DGX2_MESH_GROUPS__dp__COUNT][DGX2_MESH_GROUPS__dp__SIZE];
-extern const int32_t dgx2__groups__tp[DGX2_MESH_GROUPS__tp__COUNT][DGX2_MESH_GROUPS__tp__SIZE];
+
+/* Group tables: <name>__groups__<axis> is the int32_t [COUNT][SIZE] table,
+ * the member `table` of a union whose member `bytes` holds the same memory
+ * as the source writes it (docs/reference.md, "Group tables"). */
+union dgx2__groups_union__dp {
+    int32_t table[DGX2_MESH_GROUPS__dp__COUNT][DGX2_MESH_GROUPS__dp__SIZE];
+    unsigned char bytes[1][64];
+};
+extern const union dgx2__groups_union__dp dgx2__groups_data__dp;
+#define dgx2__groups__dp (dgx2__groups_data__dp.table)
+union dgx2__groups_union__tp {
+    int32_t table[DGX2_MESH_GROUPS__tp__COUNT][DGX2_MESH_GROUPS__tp__SIZE];
+    unsigned char bytes[1][64];
+};
+extern const union dgx2__groups_union__tp dgx2__groups_data__tp;
+#define dgx2__groups__tp (dgx2__groups_data__tp.table)
 
 #ifdef __cplusplus
 }

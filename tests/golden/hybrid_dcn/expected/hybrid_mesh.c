@@ -52,17 +52,29 @@ static const struct meshgen_sharding hybrid__shardings[1] = {
     {.name = "activations", .n_dims = 2, .has_shape = 1, .dims = hybrid__sharding__activations},
 };
 
-const int32_t hybrid__groups__dp[4][2] = {
+/* Group tables: where the compiler says it is little-endian, each table's
+ * bytes as strings, which compile several times faster than integers,
+ * else the integers (docs/reference.md, "Group tables"). */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(MESHGEN_GROUP_TABLES_AS_INTEGERS)
+const union hybrid__groups_union__dp hybrid__groups_data__dp = {.bytes = {
+    "\0\0\0\0\2\0\0\0\1\0\0\0\3\0\0\0\4\0\0\0\6\0\0\0\5\0\0\0\7\0\0",
+}};
+const union hybrid__groups_union__tp hybrid__groups_data__tp = {.bytes = {
+    "\0\0\0\0\1\0\0\0\4\0\0\0\5\0\0\0\2\0\0\0\3\0\0\0\6\0\0\0\7\0\0",
+}};
+#else
+const union hybrid__groups_union__dp hybrid__groups_data__dp = {.table = {
     {0, 2},
     {1, 3},
     {4, 6},
     {5, 7},
-};
-
-const int32_t hybrid__groups__tp[2][4] = {
+}};
+const union hybrid__groups_union__tp hybrid__groups_data__tp = {.table = {
     {0, 1, 4, 5},
     {2, 3, 6, 7},
-};
+}};
+#endif
 
 const struct meshgen_mesh hybrid_mesh = {
     .magic = MESHGEN_MAGIC,

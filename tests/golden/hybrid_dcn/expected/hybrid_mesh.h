@@ -63,8 +63,22 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh hybrid_mesh;
-extern const int32_t hybrid__groups__dp[HYBRID_MESH_GROUPS__dp__COUNT][HYBRID_MESH_GROUPS__dp__SIZE];
-extern const int32_t hybrid__groups__tp[HYBRID_MESH_GROUPS__tp__COUNT][HYBRID_MESH_GROUPS__tp__SIZE];
+
+/* Group tables: <name>__groups__<axis> is the int32_t [COUNT][SIZE] table,
+ * the member `table` of a union whose member `bytes` holds the same memory
+ * as the source writes it (docs/reference.md, "Group tables"). */
+union hybrid__groups_union__dp {
+    int32_t table[HYBRID_MESH_GROUPS__dp__COUNT][HYBRID_MESH_GROUPS__dp__SIZE];
+    unsigned char bytes[1][32];
+};
+extern const union hybrid__groups_union__dp hybrid__groups_data__dp;
+#define hybrid__groups__dp (hybrid__groups_data__dp.table)
+union hybrid__groups_union__tp {
+    int32_t table[HYBRID_MESH_GROUPS__tp__COUNT][HYBRID_MESH_GROUPS__tp__SIZE];
+    unsigned char bytes[1][32];
+};
+extern const union hybrid__groups_union__tp hybrid__groups_data__tp;
+#define hybrid__groups__tp (hybrid__groups_data__tp.table)
 
 #ifdef __cplusplus
 }

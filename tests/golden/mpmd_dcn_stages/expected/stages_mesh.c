@@ -52,17 +52,29 @@ static const struct meshgen_sharding stages__shardings[1] = {
     {.name = "batch", .n_dims = 2, .has_shape = 1, .dims = stages__sharding__batch},
 };
 
-const int32_t stages__groups__dp[2][4] = {
+/* Group tables: where the compiler says it is little-endian, each table's
+ * bytes as strings, which compile several times faster than integers,
+ * else the integers (docs/reference.md, "Group tables"). */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(MESHGEN_GROUP_TABLES_AS_INTEGERS)
+const union stages__groups_union__dp stages__groups_data__dp = {.bytes = {
+    "\0\0\0\0\1\0\0\0\2\0\0\0\3\0\0\0\4\0\0\0\5\0\0\0\6\0\0\0\7\0\0",
+}};
+const union stages__groups_union__pp stages__groups_data__pp = {.bytes = {
+    "\0\0\0\0\4\0\0\0\1\0\0\0\5\0\0\0\2\0\0\0\6\0\0\0\3\0\0\0\7\0\0",
+}};
+#else
+const union stages__groups_union__dp stages__groups_data__dp = {.table = {
     {0, 1, 2, 3},
     {4, 5, 6, 7},
-};
-
-const int32_t stages__groups__pp[4][2] = {
+}};
+const union stages__groups_union__pp stages__groups_data__pp = {.table = {
     {0, 4},
     {1, 5},
     {2, 6},
     {3, 7},
-};
+}};
+#endif
 
 const struct meshgen_mesh stages_mesh = {
     .magic = MESHGEN_MAGIC,

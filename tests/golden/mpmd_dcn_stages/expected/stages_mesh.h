@@ -64,8 +64,22 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh stages_mesh;
-extern const int32_t stages__groups__dp[STAGES_MESH_GROUPS__dp__COUNT][STAGES_MESH_GROUPS__dp__SIZE];
-extern const int32_t stages__groups__pp[STAGES_MESH_GROUPS__pp__COUNT][STAGES_MESH_GROUPS__pp__SIZE];
+
+/* Group tables: <name>__groups__<axis> is the int32_t [COUNT][SIZE] table,
+ * the member `table` of a union whose member `bytes` holds the same memory
+ * as the source writes it (docs/reference.md, "Group tables"). */
+union stages__groups_union__dp {
+    int32_t table[STAGES_MESH_GROUPS__dp__COUNT][STAGES_MESH_GROUPS__dp__SIZE];
+    unsigned char bytes[1][32];
+};
+extern const union stages__groups_union__dp stages__groups_data__dp;
+#define stages__groups__dp (stages__groups_data__dp.table)
+union stages__groups_union__pp {
+    int32_t table[STAGES_MESH_GROUPS__pp__COUNT][STAGES_MESH_GROUPS__pp__SIZE];
+    unsigned char bytes[1][32];
+};
+extern const union stages__groups_union__pp stages__groups_data__pp;
+#define stages__groups__pp (stages__groups_data__pp.table)
 
 #ifdef __cplusplus
 }

@@ -73,14 +73,28 @@ static const struct meshgen_sharding pipe__shardings[1] = {
     {.name = "weights", .n_dims = 2, .has_shape = 1, .dims = pipe__sharding__weights},
 };
 
-const int32_t pipe__groups__pp[4][4] = {
+/* Group tables: where the compiler says it is little-endian, each table's
+ * bytes as strings, which compile several times faster than integers,
+ * else the integers (docs/reference.md, "Group tables"). */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(MESHGEN_GROUP_TABLES_AS_INTEGERS)
+const union pipe__groups_union__pp pipe__groups_data__pp = {.bytes = {
+    "\0\0\0\0\4\0\0\0\10\0\0\0\14\0\0\0\1\0\0\0\5\0\0\0\11\0\0\0\15\0\0\0\2\0\0\0\6\0\0\0\12\0\0\0\16\0\0\0\3\0\0\0\7\0\0\0\13\0\0\0\17\0\0",
+}};
+const union pipe__groups_union__dp pipe__groups_data__dp = {.bytes = {
+    "\0\0\0\0\2\0\0\0\1\0\0\0\3\0\0\0\4\0\0\0\6\0\0\0\5\0\0\0\7\0\0\0\10\0\0\0\12\0\0\0\11\0\0\0\13\0\0\0\14\0\0\0\16\0\0\0\15\0\0\0\17\0\0",
+}};
+const union pipe__groups_union__tp pipe__groups_data__tp = {.bytes = {
+    "\0\0\0\0\1\0\0\0\2\0\0\0\3\0\0\0\4\0\0\0\5\0\0\0\6\0\0\0\7\0\0\0\10\0\0\0\11\0\0\0\12\0\0\0\13\0\0\0\14\0\0\0\15\0\0\0\16\0\0\0\17\0\0",
+}};
+#else
+const union pipe__groups_union__pp pipe__groups_data__pp = {.table = {
     {0, 4, 8, 12},
     {1, 5, 9, 13},
     {2, 6, 10, 14},
     {3, 7, 11, 15},
-};
-
-const int32_t pipe__groups__dp[8][2] = {
+}};
+const union pipe__groups_union__dp pipe__groups_data__dp = {.table = {
     {0, 2},
     {1, 3},
     {4, 6},
@@ -89,9 +103,8 @@ const int32_t pipe__groups__dp[8][2] = {
     {9, 11},
     {12, 14},
     {13, 15},
-};
-
-const int32_t pipe__groups__tp[8][2] = {
+}};
+const union pipe__groups_union__tp pipe__groups_data__tp = {.table = {
     {0, 1},
     {2, 3},
     {4, 5},
@@ -100,7 +113,8 @@ const int32_t pipe__groups__tp[8][2] = {
     {10, 11},
     {12, 13},
     {14, 15},
-};
+}};
+#endif
 
 const struct meshgen_mesh pipe_mesh = {
     .magic = MESHGEN_MAGIC,

@@ -70,9 +70,28 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh pipe_mesh;
-extern const int32_t pipe__groups__pp[PIPE_MESH_GROUPS__pp__COUNT][PIPE_MESH_GROUPS__pp__SIZE];
-extern const int32_t pipe__groups__dp[PIPE_MESH_GROUPS__dp__COUNT][PIPE_MESH_GROUPS__dp__SIZE];
-extern const int32_t pipe__groups__tp[PIPE_MESH_GROUPS__tp__COUNT][PIPE_MESH_GROUPS__tp__SIZE];
+
+/* Group tables: <name>__groups__<axis> is the int32_t [COUNT][SIZE] table,
+ * the member `table` of a union whose member `bytes` holds the same memory
+ * as the source writes it (docs/reference.md, "Group tables"). */
+union pipe__groups_union__pp {
+    int32_t table[PIPE_MESH_GROUPS__pp__COUNT][PIPE_MESH_GROUPS__pp__SIZE];
+    unsigned char bytes[1][64];
+};
+extern const union pipe__groups_union__pp pipe__groups_data__pp;
+#define pipe__groups__pp (pipe__groups_data__pp.table)
+union pipe__groups_union__dp {
+    int32_t table[PIPE_MESH_GROUPS__dp__COUNT][PIPE_MESH_GROUPS__dp__SIZE];
+    unsigned char bytes[1][64];
+};
+extern const union pipe__groups_union__dp pipe__groups_data__dp;
+#define pipe__groups__dp (pipe__groups_data__dp.table)
+union pipe__groups_union__tp {
+    int32_t table[PIPE_MESH_GROUPS__tp__COUNT][PIPE_MESH_GROUPS__tp__SIZE];
+    unsigned char bytes[1][64];
+};
+extern const union pipe__groups_union__tp pipe__groups_data__tp;
+#define pipe__groups__tp (pipe__groups_data__tp.table)
 
 #ifdef __cplusplus
 }

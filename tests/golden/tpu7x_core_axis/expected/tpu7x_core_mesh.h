@@ -52,8 +52,22 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh tpu7x_core_mesh;
-extern const int32_t tpu7x_core__groups__dp[TPU7X_CORE_MESH_GROUPS__dp__COUNT][TPU7X_CORE_MESH_GROUPS__dp__SIZE];
-extern const int32_t tpu7x_core__groups__tp[TPU7X_CORE_MESH_GROUPS__tp__COUNT][TPU7X_CORE_MESH_GROUPS__tp__SIZE];
+
+/* Group tables: <name>__groups__<axis> is the int32_t [COUNT][SIZE] table,
+ * the member `table` of a union whose member `bytes` holds the same memory
+ * as the source writes it (docs/reference.md, "Group tables"). */
+union tpu7x_core__groups_union__dp {
+    int32_t table[TPU7X_CORE_MESH_GROUPS__dp__COUNT][TPU7X_CORE_MESH_GROUPS__dp__SIZE];
+    unsigned char bytes[1][256];
+};
+extern const union tpu7x_core__groups_union__dp tpu7x_core__groups_data__dp;
+#define tpu7x_core__groups__dp (tpu7x_core__groups_data__dp.table)
+union tpu7x_core__groups_union__tp {
+    int32_t table[TPU7X_CORE_MESH_GROUPS__tp__COUNT][TPU7X_CORE_MESH_GROUPS__tp__SIZE];
+    unsigned char bytes[1][256];
+};
+extern const union tpu7x_core__groups_union__tp tpu7x_core__groups_data__tp;
+#define tpu7x_core__groups__tp (tpu7x_core__groups_data__tp.table)
 
 #ifdef __cplusplus
 }

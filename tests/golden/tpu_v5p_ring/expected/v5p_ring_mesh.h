@@ -52,8 +52,22 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh v5p_ring_mesh;
-extern const int32_t v5p_ring__groups__dp[V5P_RING_MESH_GROUPS__dp__COUNT][V5P_RING_MESH_GROUPS__dp__SIZE];
-extern const int32_t v5p_ring__groups__tp[V5P_RING_MESH_GROUPS__tp__COUNT][V5P_RING_MESH_GROUPS__tp__SIZE];
+
+/* Group tables: <name>__groups__<axis> is the int32_t [COUNT][SIZE] table,
+ * the member `table` of a union whose member `bytes` holds the same memory
+ * as the source writes it (docs/reference.md, "Group tables"). */
+union v5p_ring__groups_union__dp {
+    int32_t table[V5P_RING_MESH_GROUPS__dp__COUNT][V5P_RING_MESH_GROUPS__dp__SIZE];
+    unsigned char bytes[1][32];
+};
+extern const union v5p_ring__groups_union__dp v5p_ring__groups_data__dp;
+#define v5p_ring__groups__dp (v5p_ring__groups_data__dp.table)
+union v5p_ring__groups_union__tp {
+    int32_t table[V5P_RING_MESH_GROUPS__tp__COUNT][V5P_RING_MESH_GROUPS__tp__SIZE];
+    unsigned char bytes[1][32];
+};
+extern const union v5p_ring__groups_union__tp v5p_ring__groups_data__tp;
+#define v5p_ring__groups__tp (v5p_ring__groups_data__tp.table)
 
 #ifdef __cplusplus
 }

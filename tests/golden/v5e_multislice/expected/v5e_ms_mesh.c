@@ -124,7 +124,25 @@ static const struct meshgen_sharding v5e_ms__shardings[1] = {
     {.name = "batch", .n_dims = 2, .has_shape = 1, .dims = v5e_ms__sharding__batch},
 };
 
-const int32_t v5e_ms__groups__data[16][2] = {
+/* Group tables: where the compiler says it is little-endian, each table's
+ * bytes as strings, which compile several times faster than integers,
+ * else the integers (docs/reference.md, "Group tables"). */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(MESHGEN_GROUP_TABLES_AS_INTEGERS)
+const union v5e_ms__groups_union__data v5e_ms__groups_data__data = {.bytes = {
+    "\0\0\0\0\20\0\0\0\1\0\0\0\21\0\0\0\4\0\0\0\24\0\0\0\5\0\0\0\25\0\0\0\2\0\0\0\22\0\0\0\3\0\0\0\23\0\0\0\6\0\0\0\26\0\0\0\7\0\0\0\27\0\0\0"
+    "\10\0\0\0\30\0\0\0\11\0\0\0\31\0\0\0\14\0\0\0\34\0\0\0\15\0\0\0\35\0\0\0\12\0\0\0\32\0\0\0\13\0\0\0\33\0\0\0\16\0\0\0\36\0\0\0\17\0\0\0\37\0\0",
+}};
+const union v5e_ms__groups_union__fsdp v5e_ms__groups_data__fsdp = {.bytes = {
+    "\0\0\0\0\2\0\0\0\10\0\0\0\12\0\0\0\1\0\0\0\3\0\0\0\11\0\0\0\13\0\0\0\4\0\0\0\6\0\0\0\14\0\0\0\16\0\0\0\5\0\0\0\7\0\0\0\15\0\0\0\17\0\0\0"
+    "\20\0\0\0\22\0\0\0\30\0\0\0\32\0\0\0\21\0\0\0\23\0\0\0\31\0\0\0\33\0\0\0\24\0\0\0\26\0\0\0\34\0\0\0\36\0\0\0\25\0\0\0\27\0\0\0\35\0\0\0\37\0\0",
+}};
+const union v5e_ms__groups_union__tp v5e_ms__groups_data__tp = {.bytes = {
+    "\0\0\0\0\1\0\0\0\4\0\0\0\5\0\0\0\2\0\0\0\3\0\0\0\6\0\0\0\7\0\0\0\10\0\0\0\11\0\0\0\14\0\0\0\15\0\0\0\12\0\0\0\13\0\0\0\16\0\0\0\17\0\0\0"
+    "\20\0\0\0\21\0\0\0\24\0\0\0\25\0\0\0\22\0\0\0\23\0\0\0\26\0\0\0\27\0\0\0\30\0\0\0\31\0\0\0\34\0\0\0\35\0\0\0\32\0\0\0\33\0\0\0\36\0\0\0\37\0\0",
+}};
+#else
+const union v5e_ms__groups_union__data v5e_ms__groups_data__data = {.table = {
     {0, 16},
     {1, 17},
     {4, 20},
@@ -141,9 +159,8 @@ const int32_t v5e_ms__groups__data[16][2] = {
     {11, 27},
     {14, 30},
     {15, 31},
-};
-
-const int32_t v5e_ms__groups__fsdp[8][4] = {
+}};
+const union v5e_ms__groups_union__fsdp v5e_ms__groups_data__fsdp = {.table = {
     {0, 2, 8, 10},
     {1, 3, 9, 11},
     {4, 6, 12, 14},
@@ -152,9 +169,8 @@ const int32_t v5e_ms__groups__fsdp[8][4] = {
     {17, 19, 25, 27},
     {20, 22, 28, 30},
     {21, 23, 29, 31},
-};
-
-const int32_t v5e_ms__groups__tp[8][4] = {
+}};
+const union v5e_ms__groups_union__tp v5e_ms__groups_data__tp = {.table = {
     {0, 1, 4, 5},
     {2, 3, 6, 7},
     {8, 9, 12, 13},
@@ -163,7 +179,8 @@ const int32_t v5e_ms__groups__tp[8][4] = {
     {18, 19, 22, 23},
     {24, 25, 28, 29},
     {26, 27, 30, 31},
-};
+}};
+#endif
 
 const struct meshgen_mesh v5e_ms_mesh = {
     .magic = MESHGEN_MAGIC,

@@ -69,9 +69,28 @@ extern "C" {
 
 /* The mesh: pass it to the meshgen_* functions. */
 extern const struct meshgen_mesh v5e_ms_mesh;
-extern const int32_t v5e_ms__groups__data[V5E_MS_MESH_GROUPS__data__COUNT][V5E_MS_MESH_GROUPS__data__SIZE];
-extern const int32_t v5e_ms__groups__fsdp[V5E_MS_MESH_GROUPS__fsdp__COUNT][V5E_MS_MESH_GROUPS__fsdp__SIZE];
-extern const int32_t v5e_ms__groups__tp[V5E_MS_MESH_GROUPS__tp__COUNT][V5E_MS_MESH_GROUPS__tp__SIZE];
+
+/* Group tables: <name>__groups__<axis> is the int32_t [COUNT][SIZE] table,
+ * the member `table` of a union whose member `bytes` holds the same memory
+ * as the source writes it (docs/reference.md, "Group tables"). */
+union v5e_ms__groups_union__data {
+    int32_t table[V5E_MS_MESH_GROUPS__data__COUNT][V5E_MS_MESH_GROUPS__data__SIZE];
+    unsigned char bytes[1][128];
+};
+extern const union v5e_ms__groups_union__data v5e_ms__groups_data__data;
+#define v5e_ms__groups__data (v5e_ms__groups_data__data.table)
+union v5e_ms__groups_union__fsdp {
+    int32_t table[V5E_MS_MESH_GROUPS__fsdp__COUNT][V5E_MS_MESH_GROUPS__fsdp__SIZE];
+    unsigned char bytes[1][128];
+};
+extern const union v5e_ms__groups_union__fsdp v5e_ms__groups_data__fsdp;
+#define v5e_ms__groups__fsdp (v5e_ms__groups_data__fsdp.table)
+union v5e_ms__groups_union__tp {
+    int32_t table[V5E_MS_MESH_GROUPS__tp__COUNT][V5E_MS_MESH_GROUPS__tp__SIZE];
+    unsigned char bytes[1][128];
+};
+extern const union v5e_ms__groups_union__tp v5e_ms__groups_data__tp;
+#define v5e_ms__groups__tp (v5e_ms__groups_data__tp.table)
 
 #ifdef __cplusplus
 }
