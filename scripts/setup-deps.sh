@@ -9,7 +9,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 PACKAGES="gcc clang clang-format make cmake ninja-build pkg-config libyaml-dev libhwloc-dev hwloc
-libcmocka-dev python3 python3-jsonschema python3-yaml openmpi-bin libopenmpi-dev valgrind gcovr"
+libcmocka-dev python3 python3-jsonschema python3-yaml openmpi-bin libopenmpi-dev valgrind gcovr
+meson"
 
 missing=""
 for p in $PACKAGES; do
