@@ -98,7 +98,7 @@ def valgrind(source, build):
 def readme(source):
     text = open(os.path.join(source, "README.md"), encoding="utf-8").read()
     part = text[text.find("## Two commands"):text.find("\n## ", text.find("## Two commands") + 3)]
-    m = re.search(r"`make test`[^.]*? (?:takes|took) [^.]*?\d+(?:\.\d+)? minutes", part, re.S)
+    m = re.search(r"`make test`\s+(?:takes|took)\s[^.]*?\d+(?:\.\d+)?\s+minutes", part)
     check(m is not None, "the README says how many minutes `make test` takes")
 
 
