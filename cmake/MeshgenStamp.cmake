@@ -22,10 +22,9 @@ if(NOT DEPFILE OR NOT STAMP)
   message(FATAL_ERROR "MeshgenStamp.cmake: give -D DEPFILE=... -D STAMP=...")
 endif()
 
-# meshgen writes one rule, "targets: prerequisites" (docs/reference.md,
-# "Building with CMake and installing"), its paths escaped as Make reads them:
-# a space is always "\ ", so the first ':' followed by a plain space or the
-# end of the line ends the targets.
+# meshgen writes one rule, "targets: prerequisites", its paths escaped for
+# Make: a space in a path always has a backslash before it, so the first ':'
+# followed by a plain space or the end of the line ends the targets.
 file(READ "${DEPFILE}" rule)
 string(REGEX MATCH "^([^:]|:[^ \n])*:" targets "${rule}")
 if(targets STREQUAL "")
@@ -34,11 +33,11 @@ endif()
 string(LENGTH "${targets}" skip)
 string(SUBSTRING "${rule}" ${skip} -1 prerequisites)
 
-# The stamp escaped as meshgen escapes paths (gen/emit_dep.c): '\', ' ' and
-# '#' by a backslash, '$' by another '$'.
-string(REPLACE "\\" "\\\\" target "${STAMP}")
-string(REPLACE " " "\\ " target "${target}")
-string(REPLACE "#" "\\#" target "${target}")
+# The stamp escaped as GCC's -MD escapes a target, which is how CMake reads a
+# DEPFILE back: ' ', '#' and ':' get a backslash and the backslashes before
+# them are doubled; '$' is written "$$"; other backslashes stay single.
+string(REGEX REPLACE "(\\\\+)([ #:])" "\\1\\1\\2" target "${STAMP}")
+string(REGEX REPLACE "([ #:])" "\\\\\\1" target "${target}")
 string(REPLACE "$" "$$" target "${target}")
 file(WRITE "${STAMP}.d" "${target}:${prerequisites}")
 file(TOUCH "${STAMP}")
