@@ -1,11 +1,13 @@
 # The two commands of the README, and a few more. CMake does the building;
 # this file only sequences set-up, build and runs.
 #   make demo   install missing packages (scripts/setup-deps.sh: Debian's, then
-#               the pinned ajv of tools/npm), build, discover this machine,
-#               generate a mesh for it and run the example that prints its placement
+#               the pinned ajv of tools/npm), build the generator, the runtime and
+#               the example only, discover this machine, generate a mesh for it and
+#               run the example that prints its placement
 #   make test   the same set-up, then the whole test suite through ctest, then the
 #               suite again built with AddressSanitizer and UBSan (build-asan/), then
-#               a short run of each fuzz target (build-fuzz/)
+#               a short run of each fuzz target (build-fuzz/); each step says what it
+#               starts, and ctest reports every test as it ends
 #   make bench  benchmarks, printed as ratios against a baseline of the same run
 #   make fuzz   each libFuzzer target for FUZZ_SECONDS (fuzz/README.md); make
 #               fuzz-smoke runs only their short ctest runs
@@ -14,7 +16,8 @@ ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo test test-sanitize coverage bench fuzz-build fuzz fuzz-smoke clean
+.PHONY: all deps configure build demo test test-sanitize coverage bench fuzz-build fuzz \
+	fuzz-smoke clean
 
 all: build
 
@@ -23,11 +26,17 @@ all: build
 deps:
 	@./scripts/setup-deps.sh
 
-build: deps
+configure: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# Only what the demo runs: the generator, the runtime, the example and the
+# tables it is compiled against (not the tests, benchmarks or MPI examples),
+# in the same build tree, so that a later `make test` builds only the rest.
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target meshgen placement
 	@echo "== what hwloc sees on this machine"
 	$(BUILD)/gen/meshgen inventory
 	@echo "== the mesh spec"
@@ -37,9 +46,12 @@ demo: build
 	$(BUILD)/examples/placement/placement
 
 test: build
+	@echo "== the test suite (ctest, $(JOBS) at a time; valgrind runs the cases in shards)"
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
-	$(MAKE) test-sanitize
-	$(MAKE) fuzz-smoke
+	@echo "== the test suite under AddressSanitizer and UBSan ($(ASAN_BUILD)/)"
+	$(MAKE) --no-print-directory test-sanitize
+	@echo "== a short run of each libFuzzer target ($(FUZZ_BUILD)/)"
+	$(MAKE) --no-print-directory fuzz-smoke
 
 # The whole suite under ASan + UBSan (the examples discover this machine live,
 # where hwloc's PCI plugin leaks; they are covered by the normal build).
@@ -50,7 +62,7 @@ SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 
 test-sanitize: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMESHGEN_SANITIZE=ON \
-		-DMESHGEN_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
+		-DMESHGEN_BUILD_EXAMPLES=OFF -DMESHGEN_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	$(SANITIZER_ENV) cmake --build $(ASAN_BUILD) -j $(JOBS)
 	$(SANITIZER_ENV) ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
@@ -79,14 +91,16 @@ bench: build
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 
+# Only the fuzz targets (fuzz/targets.txt, written at configure time) and
+# what they link: not the uninstrumented generator beside them.
 fuzz-build: deps
 	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DCMAKE_C_COMPILER=clang -DMESHGEN_FUZZ=ON -DMESHGEN_BUILD_TESTS=OFF \
-		-DMESHGEN_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
-	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+		-DMESHGEN_BUILD_EXAMPLES=OFF -DMESHGEN_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $$(cut -d' ' -f1 $(FUZZ_BUILD)/fuzz/targets.txt)
 
 fuzz-smoke: fuzz-build
-	ctest --test-dir $(FUZZ_BUILD) --output-on-failure -L fuzz
+	ctest --test-dir $(FUZZ_BUILD) --output-on-failure -L fuzz -j $(JOBS)
 
 fuzz: fuzz-build
 	@failed=; \

@@ -6,13 +6,17 @@
 # Link it and #include "<name>_mesh.h". The generator writes a depfile, so the
 # tables are regenerated when the spec, the inventory or a topology file it
 # names changes; it rewrites a file only when its bytes change, and the
-# custom command restats its outputs, so a regeneration that changes nothing
-# (a touched spec, an edited comment) recompiles and relinks nothing.
+# command's one OUTPUT is a stamp (MeshgenStamp.cmake says why), so a
+# regeneration that changes nothing (a touched spec, an edited comment)
+# recompiles and relinks nothing, and the next build, with make as with
+# Ninja, has nothing to do.
 #
 # NAME defaults to the spec's `name:`. The output file names must be known
 # at configure time, so meshgen itself is asked for them
 # (`meshgen generate --print-outputs`), and the spec is a configure
-# dependency: renaming the mesh re-runs cmake. When the generator is built in
+# dependency: renaming the mesh re-runs cmake, which removes the files
+# generated under the old name (a stale <old>_mesh.h would still compile,
+# and fail only at link time). When the generator is built in
 # this same build (add_subdirectory, FetchContent) it cannot run before the
 # build, and the `name:` line is read here instead (a plain or quoted
 # identifier); give NAME, or MESHGEN_EXECUTABLE, to avoid that. When NAME is
@@ -26,6 +30,9 @@
 # "CMake"), else the target meshgen::meshgen (imported by find_package, or
 # built in this project).
 include_guard(GLOBAL)
+
+# The custom command's last step, installed beside this file.
+set(_MESHGEN_STAMP_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/MeshgenStamp.cmake")
 
 set(MESHGEN_EXECUTABLE "" CACHE FILEPATH
     "The meshgen that meshgen_add_mesh() runs, instead of meshgen::meshgen (cross builds)")
@@ -90,6 +97,25 @@ function(_meshgen_ask_outputs target generator spec dir out_name)
   set(${out_name} "${name}" PARENT_SCOPE)
 endfunction()
 
+# Removes the files that the last configure said this target generates and
+# that it no longer does (its name or OUTPUT_DIR changed), then records
+# outputs, the files it generates now, in a manifest of its own: a stale
+# <old>_mesh.h left in an include directory would let a program that
+# includes it compile against tables that no longer exist.
+function(_meshgen_forget_outputs target outputs)
+  set(manifest "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}.meshgen-outputs")
+  if(EXISTS "${manifest}")
+    file(STRINGS "${manifest}" before)
+    foreach(file IN LISTS before)
+      if(NOT file IN_LIST outputs AND EXISTS "${file}")
+        file(REMOVE "${file}")
+      endif()
+    endforeach()
+  endif()
+  string(REPLACE ";" "\n" lines "${outputs}")
+  file(WRITE "${manifest}" "${lines}\n")
+endfunction()
+
 function(meshgen_add_mesh target)
   cmake_parse_arguments(MG "" "SPEC;INVENTORY;NAME;OUTPUT_DIR" "" ${ARGN})
   if(NOT MG_SPEC)
@@ -123,20 +149,23 @@ function(meshgen_add_mesh target)
   # Ninja makes the directories of outputs, make does not: made here, and
   # again by the command should it have been removed since.
   file(MAKE_DIRECTORY "${dir}")
-  # Ninja restats the outputs of a custom command, so files the generator
-  # left alone (mg_write_changed) leave their dependents up to date; make
-  # compares the same mtimes. The .c is the one OUTPUT because the Makefile
-  # generators touch every OUTPUT after the first; byproducts they leave be.
+  set(base "${dir}/${MG_NAME}_mesh")
+  _meshgen_forget_outputs(${target} "${base}.c;${base}.h;${depfile};${base}.stamp;${base}.stamp.d")
+  # The stamp is the one OUTPUT: make compares its mtime with the spec's,
+  # Ninja restats the BYPRODUCTS, and the files the generator left alone
+  # (mg_write_changed) leave their dependents up to date with both.
   add_custom_command(
-    OUTPUT "${dir}/${MG_NAME}_mesh.c"
-    BYPRODUCTS "${dir}/${MG_NAME}_mesh.h" "${depfile}"
+    OUTPUT "${base}.stamp"
+    BYPRODUCTS "${base}.c" "${base}.h" "${depfile}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
     COMMAND ${generator} ${args}
-    DEPENDS "${spec}" ${generator_dep}
-    DEPFILE "${depfile}"
+    COMMAND "${CMAKE_COMMAND}" -D "DEPFILE=${depfile}" -D "STAMP=${base}.stamp"
+            -P "${_MESHGEN_STAMP_SCRIPT}"
+    DEPENDS "${spec}" ${generator_dep} "${_MESHGEN_STAMP_SCRIPT}"
+    DEPFILE "${base}.stamp.d"
     COMMENT "meshgen: generating ${MG_NAME}_mesh.[ch] from ${MG_SPEC}"
     VERBATIM)
-  add_library(${target} STATIC "${dir}/${MG_NAME}_mesh.c")
+  add_library(${target} STATIC "${base}.c" "${base}.stamp")
   target_include_directories(${target} PUBLIC "${dir}")
   target_link_libraries(${target} PUBLIC meshgen::runtime)
   set_target_properties(${target} PROPERTIES MESHGEN_NAME "${MG_NAME}" MESHGEN_OUTPUT_DIR "${dir}")

@@ -1,9 +1,12 @@
 /*
- * Slurm hostlists ("gpu[001-016]", "n[1-3,7]", "a,b[1-2]c[3-4]") expanded
- * into host names, for the `names:` key of an inventory file.
+ * Slurm hostlists ("gpu[001-016]", "n[1-3,7]", "a,b[1-2]c[3-4]", "n1 n2")
+ * expanded into host names, for the `names:` key of an inventory file, in
+ * the order `scontrol show hostnames` prints them (docs/reference.md, §2,
+ * "Hostlists").
  *
- * The text is parsed once into items (top-level comma-separated), each a
- * row of literal and bracket-group parts; only then is the number of names
+ * The text is parsed once into items (separated by a top-level comma or by
+ * spaces and tabs, as Slurm separates them), each a row of literal and
+ * bracket-group parts; only then is the number of names
  * counted in 64 bits and held against the caller's limit, so a hostlist of
  * a billion names costs a message, not a billion allocations. It knows
  * nothing of YAML (it gets the text and the mark of its first character),
@@ -59,6 +62,19 @@ static int mg_hl_name_char(char ch)
 static int mg_hl_digit(char ch)
 {
     return ch >= '0' && ch <= '9';
+}
+
+/* Slurm separates items by commas, spaces and tabs alike. */
+static int mg_hl_blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+static const char *mg_hl_skip_blanks(const char *p)
+{
+    while (mg_hl_blank(*p))
+        p++;
+    return p;
 }
 
 /* Reports at p: the mark's column advanced by the characters before p.
@@ -237,7 +253,8 @@ static int mg_hl_labels(struct mg_hl *h, const struct mg_hl_item *it)
     return 1;
 }
 
-/* One top-level item at *pp, up to the next top-level ',' or the end. */
+/* One top-level item at *pp, up to the next top-level ',', blank or the
+ * end. */
 static int mg_hl_item(struct mg_hl *h, const char **pp)
 {
     struct mg_hl_item *it = &h->items[h->n_items];
@@ -275,7 +292,7 @@ static int mg_hl_item(struct mg_hl *h, const char **pp)
             it->n_parts++;
             continue;
         }
-        if (*p == ',' || *p == '\0')
+        if (*p == ',' || *p == '\0' || mg_hl_blank(*p))
             break;
         if (*p == ']')
             mg_hl_error(h, p,
@@ -284,12 +301,14 @@ static int mg_hl_item(struct mg_hl *h, const char **pp)
         else
             mg_hl_error(h, p,
                         "found %s, expected a host name (letters, digits, '-', '.' and '_'), "
-                        "'[' or ','",
+                        "'[', ',' or a space",
                         mg_hl_found(h, p));
         return 0;
     }
     if (it->n_parts == 0) {
-        if (h->text[0] == '\0')
+        /* Slurm skips an empty item; meshgen refuses it, as a host left
+         * out by mistake more often than on purpose. */
+        if (h->n_items == 0 && *p == '\0')
             mg_hl_error(h, p, "found an empty hostlist, expected at least one host name");
         else
             mg_hl_error(h, p, "found an empty item before %s, expected a host name",
@@ -308,15 +327,37 @@ static int mg_hl_item(struct mg_hl *h, const char **pp)
     return 1;
 }
 
-/* Writes the names of one item, leftmost group varying slowest: an
- * odometer over the groups, pos[k] and val[k] for part k. */
+/* The groups of an item in the order their numbers turn over, fastest
+ * first, into order; returns how many. Slurm's order (docs/reference.md,
+ * §2, "Hostlists"): the last group varies fastest, then the first, the
+ * second, ..., the last but one slowest. With one or two groups that is
+ * plain row-major order, the leftmost slowest. */
+static size_t mg_hl_turn_order(const struct mg_hl_part *parts, size_t n_parts, size_t *order)
+{
+    size_t k, n = 0, last = n_parts;
+
+    for (k = 0; k < n_parts; k++)
+        if (parts[k].n_ranges)
+            last = k;
+    if (last == n_parts)
+        return 0;
+    order[n++] = last;
+    for (k = 0; k < last; k++)
+        if (parts[k].n_ranges)
+            order[n++] = k;
+    return n;
+}
+
+/* Writes the names of one item: an odometer over the groups, pos[k] and
+ * val[k] for part k, its digits turning in mg_hl_turn_order's order. */
 static void mg_hl_expand_item(struct mg_hl *h, const struct mg_hl_item *it, size_t *pos,
-                              uint64_t *val, const char **names)
+                              uint64_t *val, size_t *order, const char **names)
 {
     const struct mg_hl_part *parts = &h->parts[it->first];
+    size_t n_groups = mg_hl_turn_order(parts, it->n_parts, order);
     char name[MG_HOST_NAME_MAX + 1];
     uint64_t i;
-    size_t k;
+    size_t j, k;
 
     for (k = 0; k < it->n_parts; k++) {
         pos[k] = parts[k].first;
@@ -336,10 +377,9 @@ static void mg_hl_expand_item(struct mg_hl *h, const struct mg_hl_item *it, size
             }
         }
         names[i] = mg_strndup(h->a, name, len);
-        for (k = it->n_parts; k-- > 0;) {
-            const struct mg_hl_part *pt = &parts[k];
-            if (!pt->n_ranges)
-                continue;
+        for (j = 0; j < n_groups; j++) {
+            const struct mg_hl_part *pt = &parts[order[j]];
+            k = order[j];
             if (val[k] < h->ranges[pos[k]].hi) {
                 val[k]++;
                 break;
@@ -359,9 +399,9 @@ int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text,
 {
     struct mg_hl h;
     const char *p = text, *q;
-    size_t commas = 0, opens = 0, i, n_names;
+    size_t commas = 0, blanks = 0, opens = 0, i, n_names;
     uint64_t total = 0;
-    size_t *pos;
+    size_t *pos, *order;
     uint64_t *val;
     const char **out;
 
@@ -372,21 +412,28 @@ int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text,
     h.text = text;
     h.at = at;
     /* Arrays sized from the text's own structure, never from the count:
-     * ranges <= commas + groups, parts <= 2 * groups + items. */
+     * items <= separators + 1, ranges <= commas + groups, parts <= 2 *
+     * groups + items. */
     for (q = text; *q; q++) {
         commas += *q == ',';
+        blanks += mg_hl_blank(*q);
         opens += *q == '[';
     }
-    h.items = mg_alloc_array(a, commas + 1, sizeof *h.items);
-    h.parts = mg_alloc_array(a, 2 * opens + commas + 1, sizeof *h.parts);
+    h.items = mg_alloc_array(a, commas + blanks + 1, sizeof *h.items);
+    h.parts = mg_alloc_array(a, 2 * opens + commas + blanks + 1, sizeof *h.parts);
     h.ranges = mg_alloc_array(a, commas + opens + 1, sizeof *h.ranges);
+    /* Items are separated by a comma or by blanks, and blanks around a
+     * comma or around the whole text are no item. */
+    p = mg_hl_skip_blanks(p);
     for (;;) {
         if (!mg_hl_item(&h, &p))
             return -1;
         total = mg_hl_add(total, h.items[h.n_items - 1].count);
+        p = mg_hl_skip_blanks(p);
         if (*p == '\0')
             break;
-        p++;
+        if (*p == ',')
+            p = mg_hl_skip_blanks(p + 1);
     }
     if (limit < 0)
         limit = 0;
@@ -402,8 +449,9 @@ int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text,
     out = mg_alloc_array(a, n_names, sizeof *out);
     pos = mg_alloc_array(a, h.n_parts, sizeof *pos);
     val = mg_alloc_array(a, h.n_parts, sizeof *val);
+    order = mg_alloc_array(a, h.n_parts, sizeof *order);
     for (i = 0, total = 0; i < h.n_items; i++) {
-        mg_hl_expand_item(&h, &h.items[i], pos, val, out + total);
+        mg_hl_expand_item(&h, &h.items[i], pos, val, order, out + total);
         total += h.items[i].count;
     }
     *names = out;

@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 # and wheel for its offline install (tests/python/install_check.py).
 PACKAGES="gcc clang clang-format make cmake ninja-build pkg-config libyaml-dev libhwloc-dev hwloc
 libcmocka-dev python3 python3-jsonschema python3-yaml python3-numpy python3-pip python3-setuptools
-python3-wheel openmpi-bin libopenmpi-dev valgrind gcovr"
+python3-wheel openmpi-bin libopenmpi-dev valgrind gcovr
+meson"
 
 missing=""
 for p in $PACKAGES; do

@@ -9,10 +9,14 @@ source tree on the consumer's paths:
   page (share/man/man1/meshgen.1);
 - a consumer project (tests/install/consumer: find_package(meshgen) and
   meshgen_add_mesh(), its spec's name quoted) configures, builds and runs
-  with the Ninja and the Unix Makefiles generators; with each, a spec whose
-  bytes change but whose mesh does not (a touched spec, an edited comment)
+  with the Ninja and the Unix Makefiles generators; with each, a spec or
+  an inventory whose bytes change but whose mesh does not (a touched spec,
+  an edited comment, a touched inventory that only the depfile names)
   regenerates without moving the mtime of any object or of the program,
-  and a renamed `name:` re-runs cmake, which then names the new files;
+  and the build after that does not run the generator (a fixed point);
+  a renamed `name:` re-runs cmake, which names the new files and removes
+  the old ones, so that a program still including the old header fails to
+  compile, naming it, not to link;
 - with MESHGEN_EXECUTABLE set to a wrapper script, the wrapper, not the
   installed meshgen, answers --print-outputs at configure time and
   generates at build time;
@@ -94,36 +98,54 @@ def consumer(tmp, prefix, generator, extra=()):
 
 
 def no_op_rebuild(src, build, generator):
-    """A changed spec with an unchanged mesh rebuilds nothing."""
+    """A changed spec or inventory with an unchanged mesh runs the generator
+    once, rebuilds nothing, and leaves a build with nothing to do."""
     spec = os.path.join(src, "mesh.yaml")
     header = os.path.join(build, "consumer_mesh_meshgen", "consumer_mesh.h")
     before = mtimes(build, (".o", "consumer", ".a", "_mesh.h", "_mesh.c"))
     check(len(before) >= 5, f"{generator}: objects, archives and outputs found: {sorted(before)}")
-    for edit in (None, open(spec).read() + "# a comment the mesh does not see\n"):
-        bump(spec, build, edit)
+    for what, path, edit in (
+            ("a touched spec", spec, None),
+            ("a comment in the spec", spec, open(spec).read() + "# a comment the mesh does not see\n"),
+            ("a touched inventory (named by the depfile only)",
+             os.path.join(src, "inventory.yaml"), None)):
+        bump(path, build, edit)
         log = run(["cmake", "--build", build, "--verbose"])
-        check("generate" in log, f"{generator}: the spec changed, the generator ran again")
+        check("--depfile" in log, f"{generator}: after {what}, the generator ran again")
         after = mtimes(build, (".o", "consumer", ".a", "_mesh.h", "_mesh.c"))
         moved = sorted(f for f in before if after.get(f) != before[f])
-        check(not moved, f"{generator}: a regeneration that changes nothing moves no mtime "
-                         f"(moved: {moved})")
-    if generator == "Ninja":
-        log = run(["cmake", "--build", build])
-        check("no work to do" in log, f"Ninja: after the restat the build is clean: {log!r}")
+        check(not moved, f"{generator}: after {what}, a regeneration that changes nothing moves "
+                         f"no mtime (moved: {moved})")
+        log = run(["cmake", "--build", build, "--verbose"])
+        check("--depfile" not in log,
+              f"{generator}: after {what} and one build, the next does not run the generator "
+              f"(a fixed point)")
+        if generator == "Ninja":
+            log = run(["cmake", "--build", build])
+            check("no work to do" in log, f"Ninja: after {what}, the build is clean: {log!r}")
     check(os.path.exists(header), f"{generator}: {header} is there")
 
 
 def rename(src, build, generator):
-    """A new `name:` re-runs cmake, and the library is built from the new
-    files (the program, which includes the old header, is not rebuilt)."""
+    """A new `name:` re-runs cmake, which removes the files of the old name:
+    the program, which still includes the old header, fails to compile and
+    says which header, instead of compiling against a stale one and failing
+    to link."""
     spec = os.path.join(src, "mesh.yaml")
+    out = os.path.join(build, "consumer_mesh_meshgen")
     bump(spec, build, open(spec).read().replace('name: "consumer"', "name: 'renamed'"))
     p = subprocess.run(["cmake", "--build", build, "--target", "consumer_mesh"],
                        capture_output=True, text=True)
-    new = os.path.join(build, "consumer_mesh_meshgen", "renamed_mesh.c")
-    check(p.returncode == 0 and os.path.exists(new),
+    check(p.returncode == 0 and os.path.exists(os.path.join(out, "renamed_mesh.c")),
           f"{generator}: renaming the mesh reconfigures and generates renamed_mesh.c "
           f"(exit {p.returncode}){p.stdout[-400:] if p.returncode else ''}")
+    left = sorted(f for f in os.listdir(out) if f.startswith("consumer_mesh"))
+    check(not left, f"{generator}: no file of the old name is left in {out}: {left}")
+    p = subprocess.run(["cmake", "--build", build], capture_output=True, text=True)
+    log = p.stdout + p.stderr
+    check(p.returncode != 0 and "consumer_mesh.h" in log and "undefined reference" not in log,
+          f"{generator}: the program that includes the old header fails to compile, naming it "
+          f"(exit {p.returncode}): {log[-600:]!r}")
 
 
 def installed_files(prefix):

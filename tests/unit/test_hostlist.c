@@ -1,8 +1,8 @@
 /*
  * Unit tests of the Slurm hostlist expansion (hostlist.c): the names each
- * form expands to, zero padding, the cartesian order of several groups, the
- * limit, and every error with its check name ("hostlist") and the column of
- * the offending character. Strings only: no file, no YAML, no hwloc.
+ * form expands to, zero padding, the order of several groups (Slurm's),
+ * items separated by blanks, the limit, and every error with its check name ("hostlist") and the
+ * column of the offending character. Strings only: no file, no YAML, no hwloc.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -148,15 +148,46 @@ static void test_zero_padding(void **state)
 static void test_several_groups(void **state)
 {
     struct fx *f = *state;
-    /* Leftmost group varies slowest, as in Slurm and in row-major order. */
+    /* Two groups: the leftmost varies slowest, row-major. */
     expect_names(f, "a,b[1-2]c[3-4]", "a", "b1c3", "b1c4", "b2c3", "b2c4");
     expect_names(f, "rack[1-2]-gpu[01-02].dc_1", "rack1-gpu01.dc_1", "rack1-gpu02.dc_1",
                  "rack2-gpu01.dc_1", "rack2-gpu02.dc_1");
-    expect_names(f, "x[1,3][5-6][0]", "x150", "x160", "x350", "x360");
+    /* Three or more: the order of `scontrol show hostnames`, which is not
+     * row-major. Slurm's src/common/hostlist.c, _hostlist_create_bracketed()
+     * and _push_range_list(): the last group is the range list pushed for
+     * each prefix; the prefix's groups are expanded from its last '[' by a
+     * recursion whose outer loop is the last but one group and whose inner
+     * one is the first. So the last group varies fastest, then the first,
+     * the second, ..., and the last but one slowest (docs/reference.md, §2,
+     * "Hostlists"). */
+    expect_names(f, "n[1-2]x[1-2]y[1-2]", "n1x1y1", "n1x1y2", "n2x1y1", "n2x1y2", "n1x2y1",
+                 "n1x2y2", "n2x2y1", "n2x2y2");
+    expect_names(f, "x[1,3][5-6][0]", "x150", "x350", "x160", "x360");
+    expect_names(f, "a[1-2]b[1-2]c[1-2]d[1-2]", "a1b1c1d1", "a1b1c1d2", "a2b1c1d1", "a2b1c1d2",
+                 "a1b2c1d1", "a1b2c1d2", "a2b2c1d1", "a2b2c1d2", "a1b1c2d1", "a1b1c2d2", "a2b1c2d1",
+                 "a2b1c2d2", "a1b2c2d1", "a1b2c2d2", "a2b2c2d1", "a2b2c2d2");
+    /* Each group keeps its own ranges in written order and its own padding. */
+    expect_names(f, "r[2,1]s[08-09]t[1-2]", "r2s08t1", "r2s08t2", "r1s08t1", "r1s08t2", "r2s09t1",
+                 "r2s09t2", "r1s09t1", "r1s09t2");
     /* Written order, never sorted: it is the rank order of the processes
      * (docs/reference.md, "Process order"). */
     expect_names(f, "n[10,2,1]", "n10", "n2", "n1");
     expect_names(f, "gpu9,gpu[12,11],gpu1", "gpu9", "gpu12", "gpu11", "gpu1");
+}
+
+static void test_blank_separators(void **state)
+{
+    struct fx *f = *state;
+    /* Slurm's hostlist_create() separates items by ',', ' ' and '\t'
+     * alike (its _next_tok() with the separators "\t, "): SLURM_JOB_NODELIST
+     * written out by hand, or `scontrol show hostnames | paste -sd' '`. */
+    expect_names(f, "n1 n2", "n1", "n2");
+    expect_names(f, "n1\tn2  n3", "n1", "n2", "n3");
+    expect_names(f, "a, b ,c , d", "a", "b", "c", "d");
+    expect_names(f, "gpu[1-2] cpu[3-4],x", "gpu1", "gpu2", "cpu3", "cpu4", "x");
+    expect_names(f, "  a b  ", "a", "b");
+    /* Inside brackets a blank is still no number. */
+    expect_message(expect_error(f, "a[1, 2]", 4), "found the character ' ' inside '[...]'");
 }
 
 static void test_large(void **state)
@@ -181,6 +212,10 @@ static void test_empty_items(void **state)
     expect_message(expect_error(f, "a,,b", 2), "found an empty item before ','");
     expect_message(expect_error(f, ",a", 0), "found an empty item before ','");
     expect_message(expect_error(f, "a,", 2), "found an empty item before the end of the text");
+    /* Blanks are no item: Slurm skips an empty one, meshgen refuses it. */
+    expect_message(expect_error(f, "   ", 3), "found an empty hostlist");
+    expect_message(expect_error(f, "a, ,b", 3), "found an empty item before ','");
+    expect_message(expect_error(f, "a , ", 4), "found an empty item before the end of the text");
 }
 
 static void test_brackets(void **state)
@@ -255,14 +290,14 @@ static void test_bad_characters(void **state)
     struct fx *f = *state;
     const char *msg;
 
-    msg = expect_error(f, "gpu 1", 3);
-    expect_message(msg, "found the character ' ', expected a host name (letters, digits, '-', "
-                        "'.' and '_'), '[' or ','");
-    expect_error(f, "a, b", 2);
-    expect_error(f, "a/b", 1);
+    msg = expect_error(f, "gpu/1", 3);
+    expect_message(msg, "found the character '/', expected a host name (letters, digits, '-', "
+                        "'.' and '_'), '[', ',' or a space");
+    expect_error(f, "a b;", 3);
     expect_error(f, "a*", 1);
-    /* Control bytes are shown escaped. */
-    expect_message(expect_error(f, "a\tb", 1), "found the character '\\t'");
+    /* Control bytes are shown escaped; a tab separates, a newline does not. */
+    expect_message(expect_error(f, "a\001b", 1), "found the character '\\x01'");
+    expect_message(expect_error(f, "a\nb", 1), "found the character '\\n'");
     /* A character outside ASCII is shown whole, not as its first byte. */
     msg = expect_error(f, "gpé1", 2);
     expect_message(msg, "found the character 'é'");
@@ -307,13 +342,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
-        T(test_plain_names),     T(test_ranges_and_lists),
-        T(test_zero_padding),    T(test_several_groups),
-        T(test_large),           T(test_empty_items),
-        T(test_brackets),        T(test_numbers),
-        T(test_number_overflow), T(test_bad_characters),
-        T(test_limit),           T(test_name_length),
-        T(test_empty_labels),
+        T(test_plain_names),     T(test_ranges_and_lists), T(test_zero_padding),
+        T(test_several_groups),  T(test_blank_separators), T(test_large),
+        T(test_empty_items),     T(test_brackets),         T(test_numbers),
+        T(test_number_overflow), T(test_bad_characters),   T(test_limit),
+        T(test_name_length),     T(test_empty_labels),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
