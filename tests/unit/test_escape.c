@@ -5,17 +5,7 @@
  * exactly where the format can hold any byte), the cut at a character
  * boundary, and the names a Make rule cannot hold. Strings only.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <meshgen/gen.h>
+#include "harness.h"
 
 /* s escaped for fmt, in a static buffer (the tests are sequential). */
 static const char *esc(enum mg_esc fmt, const char *s)
