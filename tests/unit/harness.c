@@ -306,6 +306,33 @@ void th_free_names(char **names, int n)
     free(names);
 }
 
+int th_utf8(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        int n = *p < 0x80                  ? 1
+                : *p >= 0xC2 && *p <= 0xDF ? 2
+                : *p >= 0xE0 && *p <= 0xEF ? 3
+                : *p >= 0xF0 && *p <= 0xF4 ? 4
+                                           : 0;
+        int i;
+
+        if (n == 0)
+            return 0;
+        for (i = 1; i < n; i++)
+            if ((p[i] & 0xC0) != 0x80)
+                return 0;
+        /* The second byte's range that would be overlong, a surrogate or
+         * past U+10FFFF. */
+        if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0) ||
+            (p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))
+            return 0;
+        p += n;
+    }
+    return 1;
+}
+
 char *th_replace(const char *s, const char *from, const char *to)
 {
     size_t nf = strlen(from), nt = strlen(to), n = 0;

@@ -115,6 +115,10 @@ void th_absolute(char *out, size_t cap, const char *path);
 int th_names(const char *dir, const char *suffix, char ***names);
 void th_free_names(char **names, int n);
 
+/* Whether s is valid UTF-8: no stray or missing continuation byte, no
+ * overlong form, no UTF-16 surrogate, nothing past U+10FFFF. */
+int th_utf8(const char *s);
+
 /* s with every `from` replaced by `to`, in memory of malloc's. */
 char *th_replace(const char *s, const char *from, const char *to);
 
