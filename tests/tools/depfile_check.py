@@ -21,25 +21,20 @@ hold some of them.
 """
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
-INV = "synthetic:pack:1 core:2 pu:1"
+import mgtest
+
+INV = mgtest.SMALL_INV
 SPEC = "meshgen: 1\nname: m\nmesh: {axes: [dp], shape: [-1]}\n"
-FAILS = []
+T = mgtest.Checks("depfile_check")
+check = T.check
 
 # Each character Make or Ninja reads specially, and neighbours of it.
 NAMES = ["sp ace.yaml", "ha#sh.yaml", "dol$lar.yaml", "$(shell touch PWNED).yaml",
          "co:lon.yaml", "a: b.yaml", "pct%.yaml", "back\\slash.yaml", "bs\\ sp.yaml",
          "br[x].yaml", "caf\u00e9.yaml", b"lat\xe9.yaml", "~tilde.yaml", "ex!at@pl+us,.yaml"]
-
-
-def check(ok, what):
-    if not ok:
-        FAILS.append(what)
-        print("FAIL:", what)
 
 
 def touch_later(path):
@@ -54,13 +49,13 @@ def make_project(d, meshgen, spec, inv, out):
     depfile."""
     cmd = '"$$MESHGEN" generate "$$SPEC" --inventory "$$INV" -o "$$OUT" --depfile "$$OUT/m.d"'
     mk_out = out.replace(" ", "\\ ")
-    with open(os.path.join(d, "Makefile"), "w") as f:
-        f.write(f"{mk_out}/m_mesh.c:\n\t{cmd}\n-include {mk_out}/m.d\n")
+    mgtest.write(os.path.join(d, "Makefile"),
+                 f"{mk_out}/m_mesh.c:\n\t{cmd}\n-include {mk_out}/m.d\n")
     nj_out = out.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
-    with open(os.path.join(d, "build.ninja"), "w") as f:
-        f.write(f"rule gen\n  command = {cmd}\n  depfile = {nj_out}/m.d\n  deps = gcc\n"
-                f"build {nj_out}/m_mesh.c {nj_out}/m_mesh.h: gen\n")
-    env = dict(os.environ, MESHGEN=meshgen, SPEC=spec, INV=inv, OUT=out)
+    mgtest.write(os.path.join(d, "build.ninja"),
+                 f"rule gen\n  command = {cmd}\n  depfile = {nj_out}/m.d\n  deps = gcc\n"
+                 f"build {nj_out}/m_mesh.c {nj_out}/m_mesh.h: gen\n")
+    env = mgtest.env_with(MESHGEN=meshgen, SPEC=spec, INV=inv, OUT=out)
     env = {os.fsencode(k): os.fsencode(v) for k, v in env.items()}
     return env
 
@@ -70,7 +65,7 @@ def build(tool, d, env):
     args = ["make", "--no-print-directory", "-f", "Makefile"] if tool == "make" else ["ninja"]
     if tool == "make":
         args.append(env[b"OUT"] + b"/m_mesh.c")
-    p = subprocess.run(args, cwd=d, env=env, capture_output=True, timeout=120)
+    p = mgtest.run(args, cwd=d, env=env, timeout=120)
     text = (p.stdout + p.stderr).decode("utf-8", "replace")
     ran = "generate" in text if tool == "make" else "no work to do" not in text
     return p.returncode, ran, text
@@ -78,7 +73,7 @@ def build(tool, d, env):
 
 def round_trip(meshgen, tool, name, where):
     """Build, build again, touch the input named `name`, build again."""
-    with tempfile.TemporaryDirectory() as d:
+    with mgtest.tempdir("depfile") as d:
         d = os.fsencode(d)
         raw = os.fsencode(name)
         label = f"{tool} {where} {name!r}"
@@ -86,19 +81,13 @@ def round_trip(meshgen, tool, name, where):
         if where == "spec":
             spec, touched = raw, raw
         elif where == "inventory":
-            # The topology names its host, so the odd name is the path's alone
-            # (a file name that is no host name is refused as one).
-            with open(os.path.join(TOPO, "nvidia-vga.xml"), "rb") as f:
-                topo = f.read()
-            machine = topo.index(b">", topo.index(b'<object type="Machine"')) + 1
-            with open(os.path.join(d, raw), "wb") as f:
-                f.write(topo[:machine] + b'<info name="HostName" value="n1"/>' + topo[machine:])
+            # The topology names its host, so the odd name is the path's alone.
+            mgtest.write(os.path.join(d, raw), mgtest.named_topology("n1"))
             inv, touched = raw, raw
         else:  # the output directory: the depfile's targets
             out = name
             touched = spec
-        with open(os.path.join(d, spec), "w") as f:
-            f.write(SPEC)
+        mgtest.write(os.path.join(d, spec), SPEC)
         os.mkdir(os.path.join(d, os.fsencode(out)))
         env = make_project(os.fsdecode(d), meshgen, os.fsdecode(spec), os.fsdecode(inv), out)
         env[b"SPEC"], env[b"INV"] = spec, inv
@@ -116,19 +105,17 @@ def round_trip(meshgen, tool, name, where):
 def refused(meshgen, name, where):
     """generate --depfile with this name: exit 2 at --depfile, nothing
     written, and neither Make nor Ninja runs an injected recipe."""
-    with tempfile.TemporaryDirectory() as d:
+    with mgtest.tempdir("depfile") as d:
         raw = os.fsencode(name)
         spec, out = b"m.yaml", b"out"
         if where == "spec":
             spec = raw
         else:
             out = raw
-        with open(os.path.join(os.fsencode(d), spec), "w") as f:
-            f.write(SPEC)
+        mgtest.write(os.path.join(os.fsencode(d), spec), SPEC)
         os.mkdir(os.path.join(os.fsencode(d), out))
-        p = subprocess.run([os.fsencode(meshgen), b"generate", spec, b"--inventory", INV.encode(),
-                            b"-o", out, b"--depfile", b"m.d"], cwd=d, capture_output=True,
-                           timeout=60)
+        p = mgtest.meshgen(os.fsencode(meshgen), b"generate", spec, b"--inventory", INV.encode(),
+                           b"-o", out, b"--depfile", b"m.d", cwd=d, timeout=60)
         err = p.stderr.decode("utf-8", "replace")
         lines = err.splitlines()
         left = sorted(os.listdir(os.path.join(os.fsencode(d), out)))
@@ -138,17 +125,14 @@ def refused(meshgen, name, where):
               f"refused {where} {name!r}: exit {p.returncode}, wrote {left}, stderr {err!r}")
         # Whatever a depfile would have said, no tool may run it: a Makefile
         # that includes it and a Ninja rule that reads it.
-        with open(os.path.join(d, "Makefile"), "w") as f:
-            f.write("all:\n\t@true\n-include m.d\n")
-        subprocess.run(["make", "-s"], cwd=d, capture_output=True, timeout=60)
+        mgtest.write(os.path.join(d, "Makefile"), "all:\n\t@true\n-include m.d\n")
+        mgtest.run(["make", "-s"], cwd=d, timeout=60)
         check(not os.path.exists(os.path.join(d, "PWNED")),
               f"refused {where} {name!r}: Make ran an injected recipe")
 
 
 def main():
-    global TOPO
     meshgen = os.path.abspath(sys.argv[1])
-    TOPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "topo")
     for tool in ("make", "ninja"):
         if not shutil.which(tool):
             sys.exit(f"depfile_check: {tool} is not installed")
@@ -166,8 +150,7 @@ def main():
                  "semi;>PWNED", "SHELL=x.yaml", "pi|pe.yaml", "bsend\\"):
         refused(meshgen, name, "spec")
     refused(meshgen, "pct%", "output")
-    print(f"depfile_check: {len(FAILS)} failures")
-    return 1 if FAILS else 0
+    return T.done()
 
 
 if __name__ == "__main__":

@@ -29,8 +29,9 @@ import argparse
 import glob
 import os
 import re
-import subprocess
 import sys
+
+import mgtest
 
 # Objects an emitter may use: the shared pieces and the lowering (the model
 # as the runtime's tables), nothing that loads, checks or plans.
@@ -80,8 +81,10 @@ def object_name(member):
 
 def symbols(nm, path):
     """{object: (defined globals, undefined)} from `nm -A -P`."""
-    out = subprocess.run([nm, "-A", "-P", path], check=True, capture_output=True,
-                         text=True).stdout
+    r = mgtest.run([nm, "-A", "-P", path], text=True)
+    if r.returncode != 0:
+        mgtest.die(f"{nm} {path}: exit {r.returncode}: {r.stderr}")
+    out = r.stdout
     objs = {}
     for line in out.splitlines():
         m = re.match(r"^(.*?)(?:\[(.*?)\])?: (\S+) (\S)", line)
@@ -244,11 +247,11 @@ def main():
     for path, header in private_includes(args.source):
         errors.append(f"{path} includes the private header \"{header}\"; use <meshgen/gen.h>")
 
+    checks = mgtest.Checks("dependencies")
     for e in errors:
-        print("FAIL:", e)
+        checks.fail(e)
     edges = sum(len(v) for v in graph.values())
-    print(f"dependencies: {len(objs)} objects, {edges} uses between them, {len(errors)} problems")
-    return 1 if errors else 0
+    return checks.done(f"{len(objs)} objects, {edges} uses between them")
 
 
 if __name__ == "__main__":

@@ -21,32 +21,32 @@ shows it), and one slice named twice is still found.
     device_count.py MESHGEN
 """
 import os
-import subprocess
 import sys
-import tempfile
+
+import mgtest
 
 
 def main():
     meshgen = os.path.abspath(sys.argv[1])
-    fails = []
-    with tempfile.TemporaryDirectory() as d:
-        p = subprocess.run([meshgen, "inventory", "--inventory", "synthetic:pack:8 core:1024 pu:1",
-                            "--export", "big.xml"], cwd=d, capture_output=True, timeout=300)
+    t = mgtest.Checks("device_count")
+    with mgtest.tempdir("device-count") as d:
+        p = mgtest.meshgen(meshgen, "inventory", "--inventory", "synthetic:pack:8 core:1024 pu:1",
+                           "--export", "big.xml", cwd=d, timeout=300)
         if p.returncode != 0:
-            sys.exit(f"export failed: {p.stderr!r}")
+            mgtest.die(f"export failed: {p.stderr!r}")
         os.mkdir(os.path.join(d, "snap"))
         for i in range(1, 1026):
             os.symlink("../big.xml", os.path.join(d, "snap", f"h{i}.xml"))
 
         def run(hosts, kind):
-            with open(os.path.join(d, "inv.yaml"), "w") as f:
-                f.write(f"meshgen-inventory: 1\nhosts:\n  - names: h[1-{hosts}]\n"
-                        "    topology: snap/{host}.xml\n")
-            with open(os.path.join(d, "mesh.yaml"), "w") as f:
-                f.write(f"meshgen: 1\nname: big\ninventory: inv.yaml\nmesh:\n"
-                        f"  device_kind: {kind}\n  axes: [dp]\n  shape: [-1]\n")
-            return subprocess.run([meshgen, "validate", "inv.yaml" if kind is None else "mesh.yaml"],
-                                  cwd=d, capture_output=True, text=True, timeout=300)
+            mgtest.write(os.path.join(d, "inv.yaml"),
+                         f"meshgen-inventory: 1\nhosts:\n  - names: h[1-{hosts}]\n"
+                         "    topology: snap/{host}.xml\n")
+            mgtest.write(os.path.join(d, "mesh.yaml"),
+                         f"meshgen: 1\nname: big\ninventory: inv.yaml\nmesh:\n"
+                         f"  device_kind: {kind}\n  axes: [dp]\n  shape: [-1]\n")
+            return mgtest.meshgen(meshgen, "validate", "inv.yaml" if kind is None else "mesh.yaml",
+                                  cwd=d, text=True, timeout=300)
 
         for hosts, kind, code, want, unwanted in (
                 (1025, None, 0, "", "inventory-device-count"),
@@ -56,27 +56,20 @@ def main():
                 (1025, "package", 0, "", "error"),
                 (1024, "core", 0, "", "device-kind-available")):
             p = run(hosts, kind)
-            if p.returncode != code or want not in p.stderr or unwanted in p.stderr:
-                fails.append(f"{hosts} hosts, kind {kind}: exit {p.returncode}, expected {code}: "
-                             f"{p.stderr[-400:]!r}")
-        pod = os.path.join(d, "pod.yaml")
-        with open(pod, "w") as f:
+            t.check(p.returncode == code and want in p.stderr and unwanted not in p.stderr,
+                    f"{hosts} hosts, kind {kind}: exit {p.returncode}, expected {code}: "
+                    f"{p.stderr[-400:]!r}")
+        with open(os.path.join(d, "pod.yaml"), "w") as f:
             f.write("meshgen-inventory: 1\nhosts:\n")
             for i in range(100000):
                 f.write(f"  - {{names: t{i}, tpu: v5e, topology: 1x1, slice: {'x' * 60}{i}}}\n")
             f.write(f"  - {{names: again, tpu: v5e, topology: 1x1, slice: {'x' * 60}7}}\n")
-        try:
-            p = subprocess.run([meshgen, "validate", "pod.yaml"], cwd=d, capture_output=True,
-                               text=True, timeout=60)
-            if p.returncode != 1 or "of hosts[7] again" not in p.stderr or \
-                    p.stderr.count("[tpu-slice]") != 1:
-                fails.append(f"100001 TPU groups: exit {p.returncode}: {p.stderr[-400:]!r}")
-        except subprocess.TimeoutExpired:
-            fails.append("100001 TPU groups: no answer in 60 s")
-    for f in fails:
-        print("FAIL:", f)
-    print(f"device_count: {len(fails)} failures")
-    return 1 if fails else 0
+        p = mgtest.meshgen(meshgen, "validate", "pod.yaml", cwd=d, text=True, timeout=60)
+        t.check(p.returncode == 1 and "of hosts[7] again" in p.stderr
+                and p.stderr.count("[tpu-slice]") == 1,
+                f"100001 TPU groups: exit {p.returncode} (no answer in 60 s is 'hung'): "
+                f"{p.stderr[-400:]!r}")
+    return t.done()
 
 
 if __name__ == "__main__":

@@ -13,26 +13,25 @@
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
-INV = "synthetic:pack:2 core:4 pu:1"
+import mgtest
+
+INV = mgtest.INV
 LINE_MAX = 700  # a message of 480 bytes (its head and tail), some escaped; the location
 
 
 def validate(meshgen, d, *args):
-    return subprocess.run([meshgen, "validate"] + list(args), cwd=d, capture_output=True,
-                          timeout=120)
+    return mgtest.meshgen(meshgen, "validate", *args, cwd=d, timeout=120)
 
 
 def main():
     meshgen = os.path.abspath(sys.argv[1])
-    fails = []
-    with tempfile.TemporaryDirectory() as d:
+    t = mgtest.Checks("diag_bounds")
+    fail = t.fail
+    with mgtest.tempdir("diag-bounds") as d:
         def write(name, text):
-            with open(os.path.join(d, name), "w", encoding="utf-8") as f:
-                f.write(text)
+            mgtest.write(os.path.join(d, name), text)
 
         big = "a" * 10_000_000
         write("long-name.yaml", f"meshgen: 1\nname: {big}\nmesh: {{axes: [dp], shape: [-1]}}\n")
@@ -48,10 +47,10 @@ def main():
             lines = p.stderr.decode("utf-8", "replace").splitlines()
             hit = [ln for ln in lines if f"[{check}]" in ln]
             if p.returncode != 1 or not hit:
-                fails.append(f"{name}: exit {p.returncode}, no [{check}]: {p.stderr[:300]!r}")
+                fail(f"{name}: exit {p.returncode}, no [{check}]: {p.stderr[:300]!r}")
                 continue
             if max(len(ln) for ln in lines) > LINE_MAX or "..." not in hit[0] or want not in hit[0]:
-                fails.append(f"{name}: a diagnostic of {max(len(ln) for ln in lines)} bytes, "
+                fail(f"{name}: a diagnostic of {max(len(ln) for ln in lines)} bytes, "
                              f"expected at most {LINE_MAX} with '...': {hit[0][:300]!r}")
 
         # A file name that tries to split a diagnostic and inject a command.
@@ -62,23 +61,23 @@ def main():
             out = p.stderr.decode("utf-8", "replace")
             lines = out.splitlines()
             if p.returncode != 1:
-                fails.append(f"{fmt}: exit {p.returncode}, expected 1")
+                fail(f"{fmt}: exit {p.returncode}, expected 1")
             elif fmt == "json":
                 diags = json.loads(out)["diagnostics"]
                 if len(diags) != 1 or diags[0]["file"] != evil:
-                    fails.append(f"json: the file name did not come back exactly: {diags}")
+                    fail(f"json: the file name did not come back exactly: {diags}")
             elif fmt == "sarif":
                 results = json.loads(out)["runs"][0]["results"]
                 uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
                         for r in results]
                 if uris != ["evil%0A%3A%3Aerror%20file%3Dx%3A%3Apwned%0D.yaml"]:
-                    fails.append(f"sarif: the file name is not one percent-encoded URI: {uris}")
+                    fail(f"sarif: the file name is not one percent-encoded URI: {uris}")
             elif len(lines) != 1 or lines[0].count("[name-identifier]" if fmt == "text"
                                                    else "title=name-identifier") != 1:
-                fails.append(f"{fmt}: the diagnostic was split into {len(lines)} lines: {lines}")
+                fail(f"{fmt}: the diagnostic was split into {len(lines)} lines: {lines}")
             elif any(ln.startswith("::error file=x") for ln in lines) or \
                     (fmt == "text" and any(ln.startswith("::") for ln in lines)):
-                fails.append(f"{fmt}: a workflow command was injected: {lines}")
+                fail(f"{fmt}: a workflow command was injected: {lines}")
         # Usage errors echo the command line the same way.
         for args, want in (([evil], "unknown command 'evil\\n::error file=x::pwned\\r"),
                            (["resolve", "--format", "x" * 100_000], "x" * 200 + "..."),
@@ -91,20 +90,17 @@ def main():
                            (["env", "x.yaml", "--process", "1\n::error file=x::pwned"],
                             "not '1\\n::error file=x::pwned'"),
                            (["env", "x.yaml", "--local-rank", "9" * 100_000], "9" * 200 + "...")):
-            p = subprocess.run([meshgen] + args, capture_output=True, timeout=60)
+            p = mgtest.meshgen(meshgen, *args, timeout=60)
             try:  # cut at a character, as diagnostics are: UTF-8 in, UTF-8 out
                 err = p.stderr.decode("utf-8")
             except UnicodeDecodeError as e:
-                fails.append(f"usage error for {args[0][:20]!r}...: not UTF-8 ({e})")
+                fail(f"usage error for {args[0][:20]!r}...: not UTF-8 ({e})")
                 continue
             if p.returncode != 2 or want not in err or any(
                     ln.startswith("::") for ln in err.splitlines()) or len(err) > 4000:
-                fails.append(f"usage error for {args[0][:20]!r}...: exit {p.returncode}, "
+                fail(f"usage error for {args[0][:20]!r}...: exit {p.returncode}, "
                              f"{err[:300]!r}")
-    for f in fails:
-        print("FAIL:", f)
-    print(f"diag_bounds: {len(fails)} failures")
-    return 1 if fails else 0
+    return t.done()
 
 
 if __name__ == "__main__":

@@ -21,50 +21,29 @@
 import copy
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
-import jsonschema
+import mgtest
 
-SARIF_SCHEMA = "tools/npm/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"
-INVENTORY = ["--inventory", "synthetic:pack:2 core:4 pu:1"]
-FAILS = []
-
-
-def check(ok, what):
-    if not ok:
-        FAILS.append(what)
-        print("FAIL:", what)
+INVENTORY = ["--inventory", mgtest.INV]
+T = mgtest.Checks("diag_formats")
+check = T.check
 
 
 def meshgen(exe, args, cwd):
-    r = subprocess.run([exe] + args, capture_output=True, text=True, cwd=cwd)
+    r = mgtest.meshgen(exe, *args, cwd=cwd, text=True)
     return r.returncode, r.stdout, r.stderr
 
 
-def validators(root, node, schema_path, docs, draft):
+def validators(root, node, schema_path, docs):
     """{label: (python3-jsonschema valid, ajv valid)} of each doc."""
-    schema = json.load(open(schema_path))
-    py = draft(schema, format_checker=draft.FORMAT_CHECKER)
+    labels = list(docs)
+    verdicts = mgtest.validate(root, node, schema_path,
+                               [(label, json.dumps(docs[label])) for label in labels])
     out = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = {}
-        for i, (label, doc) in enumerate(docs.items()):
-            paths[label] = os.path.join(tmp, f"{i}.json")
-            with open(paths[label], "w", encoding="utf-8") as f:
-                json.dump(doc, f)
-        r = subprocess.run([node, os.path.join(root, "tools/npm/validate.js"), schema_path]
-                           + list(paths.values()), capture_output=True, text=True)
-        if r.returncode not in (0, 1):
-            sys.exit(f"diag_formats: ajv failed ({r.returncode}): {r.stderr}{r.stdout}")
-        lines = dict(line.split(": ", 1) for line in r.stdout.splitlines())
-        for label, doc in docs.items():
-            errs = [e.message for e in py.iter_errors(doc)]
-            verdict = lines.get(paths[label], "no verdict")
-            out[label] = (not errs, verdict == "valid")
-            print(f"{label}: python3-jsonschema {'valid' if not errs else errs[0]}, "
-                  f"ajv {verdict}")
+    for label, (py_ok, py_why, ajv_ok, ajv_said) in zip(labels, verdicts):
+        out[label] = (py_ok, ajv_ok)
+        print(f"{label}: python3-jsonschema {'valid' if py_ok else py_why}, ajv {ajv_said}")
     return out
 
 
@@ -79,8 +58,7 @@ def write_specs(tmp):
                      + "".join(f"unknown_{i}: 1\n" for i in range(60)),
     }
     for name, text in specs.items():
-        with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
-            f.write(text)
+        mgtest.write(os.path.join(tmp, name), text)
     return list(specs)
 
 
@@ -126,8 +104,7 @@ def test_json(root, exe, node, tmp, files):
     verdicts = validators(root, node, schema, {"json: several files": doc,
                                                "json: a clean run": clean,
                                                "json: an output not written": unwritten,
-                                               "json: a broken copy": broken},
-                          jsonschema.Draft202012Validator)
+                                               "json: a broken copy": broken})
     check(verdicts["json: several files"] == (True, True), "json: several files are not valid")
     check(verdicts["json: a clean run"] == (True, True), "json: a clean run is not valid")
     check(verdicts["json: an output not written"] == (True, True),
@@ -204,8 +181,7 @@ def test_sarif(root, exe, node, tmp, files, json_doc):
     docs = {"sarif: several files": log, "sarif: --mesh": mesh_log,
             "sarif: a clean run": clean, "sarif: no output directory": nodir,
             "sarif: a broken copy": broken}
-    verdicts = validators(root, node, os.path.join(root, SARIF_SCHEMA), docs,
-                          jsonschema.Draft4Validator)
+    verdicts = validators(root, node, os.path.join(root, mgtest.SARIF_SCHEMA), docs)
     for label, verdict in verdicts.items():
         want = (False, False) if "broken" in label else (True, True)
         check(verdict == want, f"{label}: (python3-jsonschema, ajv) say {verdict}, want {want}")
@@ -213,15 +189,14 @@ def test_sarif(root, exe, node, tmp, files, json_doc):
 
 def main():
     root, exe, node = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
-    if not os.path.exists(os.path.join(root, SARIF_SCHEMA)):
-        sys.exit(f"diag_formats: no {SARIF_SCHEMA}: run scripts/setup-deps.sh (npm ci)")
-    with tempfile.TemporaryDirectory() as tmp:
+    if not os.path.exists(os.path.join(root, mgtest.SARIF_SCHEMA)):
+        sys.exit(f"diag_formats: no {mgtest.SARIF_SCHEMA}: run scripts/setup-deps.sh (npm ci)")
+    with mgtest.tempdir("diag-formats") as tmp:
         files = write_specs(tmp)
         doc = test_json(root, exe, node, tmp, files)
         test_github(exe, tmp)
         test_sarif(root, exe, node, tmp, files, doc)
-    print(f"diag_formats: {len(FAILS)} failures")
-    sys.exit(1 if FAILS else 0)
+    T.exit()
 
 
 if __name__ == "__main__":

@@ -21,13 +21,10 @@ import subprocess
 import sys
 import tempfile
 
-fails = []
+import mgtest
 
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        fails.append(what)
+CHECKS = mgtest.Checks("doc claims")
+check = CHECKS.check
 
 
 def section(text, start, end):
@@ -113,8 +110,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         hostlists(meshgen, tmp, doc)
         resolve_json(meshgen, tmp, doc, source)
-    print(f"doc claims: {len(fails)} failures")
-    sys.exit(1 if fails else 0)
+    CHECKS.exit()
 
 
 if __name__ == "__main__":

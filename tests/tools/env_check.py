@@ -12,24 +12,27 @@ wrapper script gets.
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
-FAILED = []
+import mgtest
+
+T = mgtest.Checks("env_check")
 
 
 def check(name, cond, detail=""):
-    if not cond:
-        FAILED.append(name)
-        print("FAIL %s %s" % (name, detail))
+    T.check(cond, "%s %s" % (name, detail))
+
+
+def clean_env(env=None):
+    """A clean environment: PATH, and env."""
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    base.update(env or {})
+    return base
 
 
 def env_run(meshgen, cwd, args, env=None, fmt="sh"):
-    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    base.update(env or {})
-    cmd = [meshgen, "env"] + args + (["--format", "json"] if fmt == "json" else [])
-    return subprocess.run(cmd, cwd=cwd, env=base, capture_output=True, text=True)
+    return mgtest.meshgen(meshgen, "env", *args, *(["--format", "json"] if fmt == "json" else []),
+                          cwd=cwd, env=clean_env(env), text=True)
 
 
 def sh_values(text, names):
@@ -37,7 +40,7 @@ def sh_values(text, names):
     script = 'eval "$(cat)"; for v in %s; do printf "%%s=%%s\\n" "$v" "$(printenv "$v")"; done' % (
         " ".join(names)
     )
-    r = subprocess.run(["sh", "-c", script], input=text, capture_output=True, text=True)
+    r = mgtest.run(["sh", "-c", script], input=text, text=True)
     return dict(line.split("=", 1) for line in r.stdout.splitlines())
 
 
@@ -116,9 +119,9 @@ def mixed_vendors(meshgen, tmp, data):
             "ROCR_VISIBLE_DEVICES": "0,1", "HIP_VISIBLE_DEVICES": "0,1",
             "OMP_PLACES": "{0:2},{2:2}", "OMP_PROC_BIND": "spread",
             "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"})
-    with open(os.path.join(tmp, "mixed.yaml"), "w") as f:
-        f.write("meshgen: 1\nname: mixed\ninventory: %s/topo/nvidia-amd.xml\nmesh:\n"
-                "  axes: [dp]\n  shape: [4]\n  processes: device\n" % data)
+    mgtest.write(os.path.join(tmp, "mixed.yaml"),
+                 "meshgen: 1\nname: mixed\ninventory: %s/topo/nvidia-amd.xml\nmesh:\n"
+                 "  axes: [dp]\n  shape: [4]\n  processes: device\n" % data)
     expect(meshgen, tmp, "mixed.amd", ["mixed.yaml", "--host", "nvidia-amd", "--local-rank", "3"],
            {"ROCR_VISIBLE_DEVICES": "1", "OMP_PLACES": "{2:2}", "OMP_PROC_BIND": "spread",
             "MESHGEN_PROCESS": "3", "MESHGEN_PROCESS_COUNT": "4"})
@@ -156,8 +159,8 @@ def vendor_ids(meshgen, tmp, data):
                 "OMP_PLACES": "{0:16}", "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "0",
                 "MESHGEN_PROCESS_COUNT": "1"})
     check("vendor.h200.no-warning", r.stderr == "", r.stderr)
-    j = subprocess.run([meshgen, "resolve", "--inventory", "%s/hwloc/h200-container.xml" % data,
-                        "--mesh", "dp:1"], capture_output=True, text=True)
+    j = mgtest.meshgen(meshgen, "resolve", "--inventory", "%s/hwloc/h200-container.xml" % data,
+                       "--mesh", "dp:1", text=True)
     dev = json.loads(j.stdout)["devices"][0] if j.returncode == 0 else {}
     check("vendor.h200.resolve", dev.get("vendor_id") == 0x10de and dev.get("vendor") == "NVIDIA"
           and dev.get("pci") == "0000:00:06.0", j.stdout + j.stderr)
@@ -180,8 +183,8 @@ def one_host_many_gpus(meshgen, tmp):
     numbers its own GPUs 0 to 9,999, and `inventory` leaves the 20,000 x
     20,000 closeness matrix out."""
     n = 20000
-    parts = [open(os.path.join(os.path.dirname(__file__), "..", "data", "topo",
-                               "no-cores.xml")).read().rsplit("</object>", 1)[0]]
+    parts = [mgtest.read_text(os.path.join(mgtest.DATA, "topo", "no-cores.xml"))
+             .rsplit("</object>", 1)[0]]
     for bus in range(n // 250):
         parts.append('<object type="Bridge" gp_index="%d" bridge_type="0-1" depth="0" '
                      'bridge_pci="0000:[%02x-%02x]">' % (1000 + bus, bus + 1, bus + 1))
@@ -191,9 +194,8 @@ def one_host_many_gpus(meshgen, tmp):
                          'pci_type="0302 [%s] [%s] 00"/>'
                          % (10000 + bus * 250 + k, bus + 1, k // 8, k % 8, vendor, vendor))
         parts.append("</object>")
-    path = os.path.join(tmp, "gpus.xml")
-    with open(path, "w") as f:
-        f.write("\n".join(parts) + "</object>\n</topology>\n")
+    path = mgtest.write(os.path.join(tmp, "gpus.xml"),
+                        "\n".join(parts) + "</object>\n</topology>\n")
     r = env_run(meshgen, tmp, ["--inventory", path, "--mesh", "d:-1", "--process", "0"])
     got = sh_values(r.stdout, ["CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"])
     want = ",".join(str(i) for i in range(n // 2))
@@ -202,8 +204,7 @@ def one_host_many_gpus(meshgen, tmp):
           (got.get("CUDA_VISIBLE_DEVICES") or "")[-80:])
     check("many.rocr", got.get("ROCR_VISIBLE_DEVICES") == want,
           (got.get("ROCR_VISIBLE_DEVICES") or "")[-80:])
-    r = subprocess.run([meshgen, "inventory", "--inventory", path], capture_output=True,
-                       text=True)
+    r = mgtest.meshgen(meshgen, "inventory", "--inventory", path, text=True)
     check("many.inventory", r.returncode == 0 and "closeness: not printed for more than 64 GPUs "
           "(20000 x 20000)" in r.stdout and len(r.stdout) < 4 << 20, r.stderr[-500:])
 
@@ -214,9 +215,9 @@ def tpu(meshgen, tmp):
     v4-8 process 3; v4-16 worker 1 process 0, whose worker IPs are host
     names here). One process per host: a note, no variable."""
     def write(name, inventory, mesh):
-        with open(os.path.join(tmp, name), "w") as f:
-            f.write("meshgen-inventory: 1\nhosts:\n" + inventory if mesh is None else
-                    "meshgen: 1\nname: m\ninventory: %s\nmesh:\n%s" % (inventory, mesh))
+        mgtest.write(os.path.join(tmp, name),
+                     "meshgen-inventory: 1\nhosts:\n" + inventory if mesh is None else
+                     "meshgen: 1\nname: m\ninventory: %s\nmesh:\n%s" % (inventory, mesh))
     write("v4-8.yaml", "  - names: t1v-n-a-w-0\n    tpu: v4\n    topology: 2x2x1\n", None)
     write("v4-16.yaml", "  - names: t1v-n-b-w-[0-1]\n    tpu: v4\n    topology: 2x2x2\n", None)
     write("v3-8.yaml", "  - names: t1v-n-c-w-0\n    tpu: v3\n    topology: 2x2\n", None)
@@ -253,17 +254,13 @@ def tpu(meshgen, tmp):
 def main():
     meshgen, data = sys.argv[1], os.path.abspath(sys.argv[2])
     uuid = "GPU-11111111-2222-3333-4444-00000000000%d"
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(os.path.join(tmp, "cuda.yaml"), "w") as f:
-            f.write(
-                "meshgen: 1\nname: cuda\ninventory: %s/inventory/per-host.yaml\n"
-                "mesh:\n  axes: [dp, tp]\n  shape: [2, 2]\n  processes: device\n" % data
-            )
-        with open(os.path.join(tmp, "template.yaml"), "w") as f:
-            f.write(
-                "meshgen: 1\nname: tmpl\ninventory: %s/inventory/template.yaml\n"
-                "mesh:\n  axes: [dp, tp]\n  shape: [2, 2]\n" % data
-            )
+    with mgtest.tempdir("env") as tmp:
+        mgtest.write(os.path.join(tmp, "cuda.yaml"),
+                     "meshgen: 1\nname: cuda\ninventory: %s/inventory/per-host.yaml\n"
+                     "mesh:\n  axes: [dp, tp]\n  shape: [2, 2]\n  processes: device\n" % data)
+        mgtest.write(os.path.join(tmp, "template.yaml"),
+                     "meshgen: 1\nname: tmpl\ninventory: %s/inventory/template.yaml\n"
+                     "mesh:\n  axes: [dp, tp]\n  shape: [2, 2]\n" % data)
         cuda = {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "OMP_PLACES": "{0:2}", "OMP_PROC_BIND": "spread",
                 "MESHGEN_PROCESS_COUNT": "4"}
         # CUDA, per-host snapshots (gpu2 is process 0 and 1, gpu1 2 and 3):
@@ -300,15 +297,14 @@ def main():
         # The README's wrapper line: the program runs placed, or not at all
         # (an eval of nothing would succeed and run it unplaced).
         readme = os.path.join(data, "..", "..", "README.md")
-        line = [ln for ln in open(readme, encoding="utf-8")
+        line = [ln for ln in mgtest.read_text(readme).splitlines()
                 if "sh -c" in ln and "meshgen env mesh.yaml" in ln][0]
         script = line.split("sh -c '", 1)[1].rsplit("'", 1)[0]
         script = script.replace("meshgen env mesh.yaml", "%s env cuda.yaml" % meshgen)
         script = script.replace("exec python train.py", 'echo "ran $MESHGEN_PROCESS"')
         for host, want in (("gpu1", "ran 2"), ("gpu7", None)):
-            r = subprocess.run(["sh", "-c", script], cwd=tmp, capture_output=True, text=True,
-                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                    "MESHGEN_HOSTNAME": host, "SLURM_LOCALID": "0"})
+            r = mgtest.run(["sh", "-c", script], cwd=tmp, text=True,
+                           env=clean_env({"MESHGEN_HOSTNAME": host, "SLURM_LOCALID": "0"}))
             if want:
                 check("readme.%s" % host, r.returncode == 0 and r.stdout.strip() == want,
                       "%r: exit %d, %r %r" % (script, r.returncode, r.stdout, r.stderr))
@@ -333,9 +329,9 @@ def main():
                 "OMP_PLACES": "{48:8,112:8},{56:8,120:8},{16:8,80:8},{24:8,88:8},"
                               "{0:8,64:8},{8:8,72:8},{32:8,96:8},{40:8,104:8}",
                 "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"})
-        with open(os.path.join(tmp, "rocm.yaml"), "w") as f:
-            f.write("meshgen: 1\nname: rocm\ninventory: %s/hwloc/eas-tioga.xml\nmesh:\n"
-                    "  axes: [dp]\n  shape: [8]\n  processes: device\n" % data)
+        mgtest.write(os.path.join(tmp, "rocm.yaml"),
+                     "meshgen: 1\nname: rocm\ninventory: %s/hwloc/eas-tioga.xml\nmesh:\n"
+                     "  axes: [dp]\n  shape: [8]\n  processes: device\n" % data)
         expect(meshgen, tmp, "rocm.device", ["rocm.yaml"],
                {"ROCR_VISIBLE_DEVICES": "GPU-4b2293c2b81539dc", "OMP_PLACES": "{56:8,120:8}",
                 "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "1", "MESHGEN_PROCESS_COUNT": "8"},
@@ -350,9 +346,9 @@ def main():
         # CPU: a synthetic machine's cores, one process per core; no GPU
         # variable at all.
         cpu = ["--inventory", "synthetic:pack:2 core:2 pu:2", "--mesh", "dp:4"]
-        with open(os.path.join(tmp, "cpu.yaml"), "w") as f:
-            f.write("meshgen: 1\nname: cpu\ninventory: \"synthetic:pack:2 core:2 pu:2\"\n"
-                    "mesh:\n  axes: [dp]\n  shape: [4]\n  processes: device\n")
+        mgtest.write(os.path.join(tmp, "cpu.yaml"),
+                     "meshgen: 1\nname: cpu\ninventory: \"synthetic:pack:2 core:2 pu:2\"\n"
+                     "mesh:\n  axes: [dp]\n  shape: [4]\n  processes: device\n")
         expect(meshgen, tmp, "cpu.host", cpu,
                {"OMP_PLACES": "{0:2},{2:2},{4:2},{6:2}", "OMP_PROC_BIND": "spread",
                 "MESHGEN_PROCESS": "0", "MESHGEN_PROCESS_COUNT": "1"})
@@ -360,8 +356,7 @@ def main():
                {"OMP_PLACES": "{4:2}", "OMP_PROC_BIND": "spread", "MESHGEN_PROCESS": "2",
                 "MESHGEN_PROCESS_COUNT": "4"},
                env={"PMI_SIZE": "4", "MPI_LOCALRANKID": "2", "MPI_LOCALNRANKS": "4"})
-    print("%d checks failed" % len(FAILED))
-    return 1 if FAILED else 0
+    return T.done()
 
 
 if __name__ == "__main__":

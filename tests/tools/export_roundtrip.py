@@ -14,18 +14,21 @@ usage: export_roundtrip.py MESHGEN HWLOC_DATA_DIR
 """
 
 import os
-import subprocess
 import sys
-import tempfile
+
+import mgtest
+
+T = mgtest.Checks("export_roundtrip")
 
 
 def run(meshgen, *args):
-    return subprocess.run([meshgen, *args], capture_output=True, text=True, check=False)
+    return mgtest.meshgen(meshgen, *args, text=True)
 
 
 def expect(cond, what):
-    if not cond:
-        sys.exit(f"export_roundtrip: {what}")
+    """Each step needs the one before it: the first failure ends the test."""
+    if not T.check(cond, what):
+        T.exit()
 
 
 def resolve(meshgen, source):
@@ -44,10 +47,7 @@ def roundtrip(meshgen, tmp, source, label):
         r = run(meshgen, *args)
         expect(r.returncode == 0 and r.stdout == "" and r.stderr == "",
                f"export of {label} failed ({r.returncode}): {r.stderr}")
-    with open(paths[0], "rb") as f:
-        first = f.read()
-    with open(paths[1], "rb") as f:
-        second = f.read()
+    first, second = mgtest.read(paths[0]), mgtest.read(paths[1])
     expect(first == second, f"two exports of {label} differ")
     text = first.decode("utf-8")
     expect(text.startswith("<?xml"), f"export of {label} is not XML")
@@ -60,7 +60,7 @@ def roundtrip(meshgen, tmp, source, label):
 
 def main():
     meshgen, data = sys.argv[1], sys.argv[2]
-    with tempfile.TemporaryDirectory(prefix="meshgen-export-") as tmp:
+    with mgtest.tempdir("export") as tmp:
         roundtrip(meshgen, tmp, "live", "live")
         # Its original has a ProcessName and a batch job's LinuxCgroup.
         roundtrip(meshgen, tmp, os.path.join(data, "power8gpudistances.xml"), "power8")
@@ -68,19 +68,15 @@ def main():
         roundtrip(meshgen, tmp, "synthetic:pack:2 numa:2 core:4 pu:2", "synthetic")
 
         # An existing file is replaced whole, and no lock file is left.
-        target = os.path.join(tmp, "live-1.xml")
-        with open(target, "w") as f:
-            f.write("old")
+        target = mgtest.write(os.path.join(tmp, "live-1.xml"), "old")
         expect(run(meshgen, "inventory", "--export", target).returncode == 0,
                "export over an existing file failed")
-        with open(target, "rb") as f, open(os.path.join(tmp, "live-2.xml"), "rb") as g:
-            expect(f.read() == g.read(), "export over an existing file differs")
-        leftovers = [n for n in os.listdir(tmp) if n.endswith(".lock")]
-        expect(not leftovers, f"lock files left behind: {leftovers}")
+        expect(mgtest.read(target) == mgtest.read(os.path.join(tmp, "live-2.xml")),
+               "export over an existing file differs")
+        expect(not mgtest.locks(tmp), f"lock files left behind: {mgtest.locks(tmp)}")
 
-        yaml_path = os.path.join(tmp, "hosts.yaml")
-        with open(yaml_path, "w") as f:
-            f.write("meshgen-inventory: 1\nhosts: []\n")
+        yaml_path = mgtest.write(os.path.join(tmp, "hosts.yaml"),
+                                 "meshgen-inventory: 1\nhosts: []\n")
         r = run(meshgen, "inventory", "--inventory", yaml_path, "--export",
                 os.path.join(tmp, "x.xml"))
         expect(r.returncode == 1 and "[inventory-export]" in r.stderr,
@@ -94,7 +90,7 @@ def main():
         expect(not os.path.exists(os.path.join(tmp, "x.xml"))
                and not os.path.exists(os.path.join(tmp, "y.xml")),
                "a failed export wrote a file")
-    print("export_roundtrip: ok")
+    T.exit()
 
 
 if __name__ == "__main__":

@@ -13,8 +13,9 @@ scripts/setup-deps.sh installs. `clang-format -i FILE` fixes a file.
 import glob
 import os
 import re
-import subprocess
 import sys
+
+import mgtest
 
 PATTERNS = ["gen/*.[ch]", "gen/include/meshgen/*.h", "runtime/*.[ch]",
             "runtime/include/meshgen/*.h", "tests/unit/*.[ch]", "tests/e2e/*.[ch]",
@@ -26,27 +27,25 @@ VERSION = 14
 def main():
     clang_format, source = sys.argv[1], sys.argv[2]
     try:
-        version = subprocess.run([clang_format, "--version"], capture_output=True, text=True,
-                                 check=True).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        sys.exit(f"FAIL: cannot run clang-format ({clang_format}): {e}; "
-                 "scripts/setup-deps.sh installs it")
-    m = re.search(r"version (\d+)\.", version)
-    if not m or int(m.group(1)) != VERSION:
-        sys.exit(f"FAIL: clang-format {VERSION} is needed, found: {version.strip()}")
+        r = mgtest.run([clang_format, "--version"], text=True)
+    except OSError as e:
+        mgtest.die(f"cannot run clang-format ({clang_format}): {e}; "
+                   "scripts/setup-deps.sh installs it")
+    m = re.search(r"version (\d+)\.", r.stdout)
+    if r.returncode != 0 or not m or int(m.group(1)) != VERSION:
+        mgtest.die(f"clang-format {VERSION} is needed, found: {r.stdout.strip()}{r.stderr}")
     files = sorted({f for p in PATTERNS for f in glob.glob(os.path.join(source, p))})
     if not files:
-        sys.exit(f"FAIL: no C files under {source}")
-    p = subprocess.run([clang_format, "--dry-run", "--Werror"] + files, capture_output=True,
-                       text=True)
+        mgtest.die(f"no C files under {source}")
+    p = mgtest.run([clang_format, "--dry-run", "--Werror"] + files, text=True)
     bad = sorted({os.path.relpath(f, source) for f in re.findall(r"^(\S+?):\d+:\d+: error",
                                                                  p.stderr, re.M)})
+    checks = mgtest.Checks("format")
     for f in bad:
-        print(f"FAIL: {f} is not formatted as .clang-format says (clang-format -i {f})")
+        checks.fail(f"{f} is not formatted as .clang-format says (clang-format -i {f})")
     if p.returncode != 0 and not bad:
-        print(p.stderr)
-    print(f"format: {len(files)} files, {len(bad)} not formatted")
-    return 1 if p.returncode != 0 else 0
+        checks.fail(f"clang-format exit {p.returncode}: {p.stderr}")
+    return checks.done(f"{len(files)} files")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ with "}" alone on a line.
 import re
 import sys
 
+import mgtest
+
 MARKER = "One piece:"
 
 
@@ -52,24 +54,16 @@ def main(argv):
     if len(argv) > 2 and argv[1] == "--max":
         limit = int(argv[2])
         argv = argv[2:]
-    bad, checked = [], 0
+    checks = mgtest.Checks("function length")
     for path in argv[1:]:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
+        lines = mgtest.read_text(path).split("\n")
         for name, first, last, comment in functions(lines):
-            checked += 1
             length = last - first + 1
-            if length <= limit:
-                continue
             m = re.search(re.escape(MARKER) + r"\s*(\S.*)", comment.replace("\n", " "))
-            if m:
-                continue
-            bad.append(f"{path}:{first}: {name} is {length} lines (more than {limit}) and the "
-                       f"comment above it does not say why it is one piece ('{MARKER} ...')")
-    for b in bad:
-        print(b)
-    print(f"function length: {checked} functions, {len(bad)} too long")
-    return 1 if bad else 0
+            checks.check(length <= limit or m is not None,
+                         f"{path}:{first}: {name} is {length} lines (more than {limit}) and the "
+                         f"comment above it does not say why it is one piece ('{MARKER} ...')")
+    return checks.done()
 
 
 if __name__ == "__main__":

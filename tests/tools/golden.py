@@ -23,21 +23,21 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
-import tempfile
+
+import mgtest
 
 
 def run(cmd, cwd, env=None):
-    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=120)
+    p = mgtest.run(cmd, cwd=cwd, env=env, timeout=120)
     if p.returncode != 0:
-        sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode}\n{p.stderr.decode()}")
+        mgtest.die(f"{' '.join(cmd)} exited {p.returncode}\n{p.stderr.decode()}")
     return p.stdout
 
 
 def generate(meshgen, gdir, spec_arg, extra, out, cwd, env=None):
     run([meshgen, "generate", spec_arg, "-o", out] + extra, cwd, env)
-    return {f: open(os.path.join(out, f), "rb").read() for f in sorted(os.listdir(out))}
+    return mgtest.snapshot(out)
 
 
 def check_mesh(gdir, resolve_json):
@@ -45,13 +45,12 @@ def check_mesh(gdir, resolve_json):
     path = os.path.join(gdir, "mesh.json")
     if not os.path.exists(path):
         return
-    want = json.load(open(path))
+    want = json.loads(mgtest.read(path))
     got = json.loads(resolve_json)["mesh"]
     if got != want:
-        sys.exit(f"FAIL: the mesh is {got}, mesh.json (from docs/reference.md's rules) says "
-                 f"{want}")
+        mgtest.die(f"the mesh is {got}, mesh.json (from docs/reference.md's rules) says {want}")
     if want == sorted(want):
-        sys.exit("FAIL: mesh.json is the identity placement; such a golden pins no placement")
+        mgtest.die("mesh.json is the identity placement; such a golden pins no placement")
 
 
 def main():
@@ -64,15 +63,15 @@ def main():
     gdir = os.path.abspath(a.dir)
     extra = []
     if os.path.exists(os.path.join(gdir, "args")):
-        extra = shlex.split(open(os.path.join(gdir, "args")).read())
+        extra = shlex.split(mgtest.read_text(os.path.join(gdir, "args")))
     expected_dir = os.path.join(gdir, "expected")
     update = os.environ.get("MESHGEN_UPDATE_GOLDEN") == "1"
 
-    with tempfile.TemporaryDirectory() as t1, tempfile.TemporaryDirectory() as t2:
+    with mgtest.tempdir("golden") as t1, mgtest.tempdir("golden") as t2:
         files = generate(a.meshgen, gdir, "spec.yaml", extra, t1, gdir)
         files["resolve.json"] = run([a.meshgen, "resolve", "spec.yaml"] + extra, gdir)
 
-        env = dict(os.environ, TZ="Asia/Kathmandu", LC_ALL="C.UTF-8", LANG="C.UTF-8")
+        env = mgtest.env_with(TZ="Asia/Kathmandu", LC_ALL="C.UTF-8", LANG="C.UTF-8")
         old = os.umask(0o077)
         try:
             again = generate(a.meshgen, gdir, os.path.join(gdir, "spec.yaml"), extra, t2, "/",
@@ -81,32 +80,30 @@ def main():
             os.umask(old)
         for f, data in again.items():
             if files.get(f) != data:
-                sys.exit(f"FAIL: {f} differs when generated from another directory, time zone, "
-                         "locale and umask")
+                mgtest.die(f"{f} differs when generated from another directory, time zone, "
+                           "locale and umask")
 
         check_mesh(gdir, files["resolve.json"])
         if update:
             os.makedirs(expected_dir, exist_ok=True)
-            for f, data in files.items():
-                open(os.path.join(expected_dir, f), "wb").write(data)
-            print(f"updated {expected_dir}")
         else:
             want = sorted(os.listdir(expected_dir))
             if want != sorted(files):
-                sys.exit(f"FAIL: generated {sorted(files)}, expected {want}")
-            for f in want:
-                if open(os.path.join(expected_dir, f), "rb").read() != files[f]:
-                    diff = subprocess.run(["diff", "-u", os.path.join(expected_dir, f), "-"],
-                                          input=files[f], capture_output=True).stdout.decode()
-                    sys.exit(f"FAIL: {f} differs from the golden file "
-                             f"(MESHGEN_UPDATE_GOLDEN=1 rewrites it):\n{diff[:6000]}")
+                mgtest.die(f"generated {sorted(files)}, expected {want}")
+        for f, data in files.items():
+            diff = mgtest.golden(os.path.join(expected_dir, f), data, update)
+            if diff:
+                mgtest.die(f"{f} differs from the golden file (MESHGEN_UPDATE_GOLDEN=1 rewrites "
+                           f"it):\n{diff}")
+        if update:
+            print(f"updated {expected_dir}")
 
         if not a.cc:
-            sys.exit("FAIL: no --cc given: the generated C must be compiled")
+            mgtest.die("no --cc given: the generated C must be compiled")
         for cc in a.cc:
             if not cc or cc.endswith("NOTFOUND"):
-                sys.exit(f"FAIL: a C compiler was not found ({cc!r}); install gcc and clang "
-                         "(scripts/setup-deps.sh): the compile step is part of the test")
+                mgtest.die(f"a C compiler was not found ({cc!r}); install gcc and clang "
+                           "(scripts/setup-deps.sh): the compile step is part of the test")
             for f in files:
                 if f.endswith(".c"):
                     run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I",

@@ -30,11 +30,10 @@ one, and the test expects that.
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import mgtest
+
 WARN = ["-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 FORCE = "-DMESHGEN_GROUP_TABLES_AS_INTEGERS"
 
@@ -56,27 +55,18 @@ AUTO_LIMIT = 65536
 LITTLE = sys.byteorder == "little"
 
 
-def run(cmd, what, fails):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        fails.append(f"{what}: exit {p.returncode}\n{p.stdout}{p.stderr}")
+def run(cmd, what, checks):
+    """cmd; a failure recorded in checks (None: a failure that is expected)."""
+    p = mgtest.run(cmd, text=True)
+    if p.returncode != 0 and checks is not None:
+        checks.fail(f"{what}: exit {p.returncode}\n{p.stdout}{p.stderr}")
     return p
 
 
-def cxx_beside(cc):
-    """The C++ compiler beside CC (g++ for gcc, clang++ for clang), or None."""
-    base = os.path.basename(cc)
-    for c, cxx in (("clang", "clang++"), ("gcc", "g++"), ("cc", "c++")):
-        if base.startswith(c):
-            path = os.path.join(os.path.dirname(cc), cxx + base[len(c):])
-            return path if os.access(path, os.X_OK) else None
-    return None
-
-
-def initialisers(cc, include, out, c_file, extra, fails):
+def initialisers(cc, include, out, c_file, extra, checks):
     """The union members the tables are initialised with, after preprocessing."""
     p = run([cc, "-std=c11", "-E", "-P", "-I", include, "-I", out, c_file] + extra,
-            f"{cc} -E {' '.join(extra)}", fails)
+            f"{cc} -E {' '.join(extra)}", checks)
     return re.findall(r"__groups_data__\w+ = \{\.(\w+) = \{", p.stdout)
 
 
@@ -87,9 +77,8 @@ def write_list(path, name, axes):
         macro = f"{name.upper()}_MESH_GROUPS__{a}"
         rows.append(f'    {{"{a}", {name.upper()}_MESH_AXIS__{a}, &{t}[0][0], sizeof {t}, '
                     f"{macro}__COUNT, {macro}__SIZE}},")
-    with open(path, "w") as f:
-        f.write(f'#include "{name}_mesh.h"\n#define MESH {name}_mesh\n'
-                "static const struct group_table TABLES[] = {\n" + "\n".join(rows) + "\n};\n")
+    mgtest.write(path, f'#include "{name}_mesh.h"\n#define MESH {name}_mesh\n'
+                 "static const struct group_table TABLES[] = {\n" + "\n".join(rows) + "\n};\n")
 
 
 def forms(n_entries):
@@ -100,12 +89,12 @@ def forms(n_entries):
     return [([], "bytes" if LITTLE else fallback), ([FORCE], fallback)]
 
 
-def build_and_dump(tools, out, name, obj, lst, fails):
+def build_and_dump(tools, out, name, obj, lst, checks):
     """The check program as C11 and C++17 against one build of the tables:
     {language: the tables' bytes}."""
     meshgen, include, cc, runtime_objs = tools
-    check_src = os.path.join(HERE, "group_tables_check.c")
-    cxx = cxx_beside(cc)
+    check_src = os.path.join(mgtest.HERE, "group_tables_check.c")
+    cxx = mgtest.cxx_beside(cc)
     dumps = {}
     builds = [(cc, ["-x", "c", "-std=c11"])] + ([(cxx, ["-x", "c++", "-std=c++17"])]
                                                 if cxx else [])
@@ -113,29 +102,27 @@ def build_and_dump(tools, out, name, obj, lst, fails):
         exe = obj[:-2] + "-" + lang[1]
         if run([comp] + lang + WARN + ["-I", include, "-I", out, f'-DGROUP_LIST="{lst}"',
                                        "-c", check_src, "-o", exe + ".o"],
-               f"{name}: {comp} {lang[1]}", fails).returncode != 0:
+               f"{name}: {comp} {lang[1]}", checks).returncode != 0:
             continue
         if run([comp, "-o", exe, exe + ".o", obj] + runtime_objs, f"{name}: link {lang[1]}",
-               fails).returncode != 0:
+               checks).returncode != 0:
             continue
         if run([exe, exe + ".bin"], f"{name}: {os.path.basename(exe)}",
-               fails).returncode == 0:
-            dumps[lang[1]] = open(exe + ".bin", "rb").read()
+               checks).returncode == 0:
+            dumps[lang[1]] = mgtest.read(exe + ".bin")
     return dumps
 
 
-def check_mesh(tools, d, name, fails):
+def check_mesh(tools, d, name, checks):
     """Generates one mesh and checks its tables both ways; returns a summary."""
     meshgen, include, cc, _ = tools
     spec_text, inventory, axes = MESHES[name]
-    spec = os.path.join(d, name + ".yaml")
-    with open(spec, "w") as f:
-        f.write(f"meshgen: 1\nname: {name}\n{spec_text}")
+    spec = mgtest.write(os.path.join(d, name + ".yaml"), f"meshgen: 1\nname: {name}\n{spec_text}")
     out = os.path.join(d, "out-" + name)
     os.mkdir(out)
     cmd = [meshgen, "generate", "--groups", "always", spec, "-o", out]
     if run(cmd + (["--inventory", inventory] if inventory else []), f"{name}: generate",
-           fails).returncode != 0:
+           checks).returncode != 0:
         return None
     c_file = os.path.join(out, name + "_mesh.c")
     lst = os.path.join(out, "group_list.h")
@@ -143,37 +130,35 @@ def check_mesh(tools, d, name, fails):
     dumps = {}
     for extra, member in forms(entries_of(out, name, axes)):
         label = " ".join(extra) or "no macro"
-        got = initialisers(cc, include, out, c_file, extra, fails if member else [])
+        got = initialisers(cc, include, out, c_file, extra, checks if member else None)
         want = [member] * len(axes) if member else []
         if got != want:
-            fails.append(f"{name}, {label}: the tables are initialised from {got}, expected "
-                         f"{want}")
+            checks.fail(f"{name}, {label}: the tables are initialised from {got}, expected {want}")
         obj = os.path.join(out, f"{name}{'-forced' if extra else ''}.o")
         for std in ("c99", "c11"):
-            p = subprocess.run([cc, f"-std={std}"] + WARN + extra + ["-I", include, "-I", out,
-                                                                    "-c", c_file, "-o", obj],
-                               capture_output=True, text=True)
+            p = mgtest.run([cc, f"-std={std}"] + WARN + extra + ["-I", include, "-I", out,
+                                                                "-c", c_file, "-o", obj],
+                           text=True)
             stopped = p.returncode != 0 and "#error" in p.stderr and "--groups auto" in p.stderr
             if (member is None) != stopped or (member and p.returncode != 0):
-                fails.append(f"{name}: {cc} -std={std} {label}: exit {p.returncode}, "
-                             f"{'expected the #error' if member is None else 'expected none'}"
-                             f"\n{p.stderr[:2000]}")
+                checks.fail(f"{name}: {cc} -std={std} {label}: exit {p.returncode}, "
+                           f"{'expected the #error' if member is None else 'expected none'}"
+                           f"\n{p.stderr[:2000]}")
         if member:
-            for lang, data in build_and_dump(tools, out, name, obj, lst, fails).items():
+            for lang, data in build_and_dump(tools, out, name, obj, lst, checks).items():
                 dumps[(member, lang)] = data
     first = next(iter(dumps.values()), None)
     for (member, lang), data in dumps.items():
         if data != first:
-            fails.append(f"{name}: the tables compiled from .{member}, read from {lang}, "
-                         f"differ from those of the first build")
+            checks.fail(f"{name}: the tables compiled from .{member}, read from {lang}, "
+                       f"differ from those of the first build")
     return (f"{name}: {len(axes)} tables, {len(first or b'')} bytes, {len(dumps)} builds "
             f"agree ({', '.join(f'.{m} from {lang}' for m, lang in dumps)})")
 
 
 def entries_of(out, name, axes):
     """Entries of all the tables, from the header's COUNT and SIZE macros."""
-    with open(os.path.join(out, name + "_mesh.h")) as f:
-        text = f.read()
+    text = mgtest.read_text(os.path.join(out, name + "_mesh.h"))
     total = 0
     for a in axes:
         macro = f"{name.upper()}_MESH_GROUPS__{a}"
@@ -186,30 +171,26 @@ def entries_of(out, name, axes):
 def main():
     meshgen, include, cc, data = sys.argv[1:5]
     runtime_srcs = sys.argv[5:]
-    fails = []
-    with tempfile.TemporaryDirectory() as d:
+    checks = mgtest.Checks("group tables")
+    with mgtest.tempdir("group-tables") as d:
         shutil.copy(os.path.join(data, "hwloc", "eas-tioga.xml"), d)
         for inv, names in INVENTORIES.items():
-            with open(os.path.join(d, inv), "w") as f:
-                f.write(f"meshgen-inventory: 1\nhosts:\n  - names: {names}\n"
-                        "    topology: eas-tioga.xml\n")
+            mgtest.write(os.path.join(d, inv), f"meshgen-inventory: 1\nhosts:\n  - names: {names}\n"
+                         "    topology: eas-tioga.xml\n")
         runtime_objs = []
         for i, src in enumerate(runtime_srcs):
             obj = os.path.join(d, f"runtime{i}.o")
             run([cc, "-std=c11", "-O1", "-I", include, "-c", src, "-o", obj],
-                f"runtime {src}", fails)
+                f"runtime {src}", checks)
             runtime_objs.append(obj)
-        if not fails:
+        if not checks.fails:
             for name in MESHES:
-                summary = check_mesh((meshgen, include, cc, runtime_objs), d, name, fails)
+                summary = check_mesh((meshgen, include, cc, runtime_objs), d, name, checks)
                 if summary:
                     print(summary)
-    if cxx_beside(cc) is None:
+    if mgtest.cxx_beside(cc) is None:
         print(f"no C++ compiler beside {cc}: the C++17 build was skipped")
-    for f in fails:
-        print("FAIL:", f)
-    print(f"group tables: {len(fails)} failures")
-    return 1 if fails else 0
+    return checks.done()
 
 
 if __name__ == "__main__":

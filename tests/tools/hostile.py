@@ -19,11 +19,11 @@ an inventory-load error, and nothing is written.
 """
 import os
 import re
-import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import quoteattr
+
+import mgtest
 
 HOSTILE = [
     'evil"; int pwned = 1; char *x = "',
@@ -43,7 +43,7 @@ REFUSED_HOSTS = ['h"<o&>*/st\\', ".a", "a" * 5000]
 def main():
     meshgen, include, cc, src_xml = sys.argv[1:5]
     runtime_srcs = sys.argv[5:]
-    xml = open(src_xml, encoding="utf-8").read()
+    xml = mgtest.read_text(src_xml)
     models = iter(HOSTILE * 4)
     xml = re.sub(r'<info name="PCIDevice" value="[^"]*"/>',
                  lambda m: f'<info name="PCIDevice" value={quoteattr(next(models))}/>', xml)
@@ -52,25 +52,25 @@ def main():
     host_line = '<info name="Backend" value="Synthetic"/>\n    <info name="HostName" value=%s/>'
     base = xml
     xml = xml.replace('<info name="Backend" value="Synthetic"/>', host_line % quoteattr(HOST), 1)
-    fails = []
-    with tempfile.TemporaryDirectory() as t:
+    checks = mgtest.Checks("hostile strings")
+    fail = checks.fail
+    with mgtest.tempdir("hostile") as t:
         # "q??/" is a trigraph that would splice lines, "/*" a comment
         # opener that -Wcomment rejects.
         os.makedirs(os.path.join(t, "q??", "*x"))
-        topo = os.path.join(t, "q??", "*x", "hostile.xml")
-        open(topo, "w", encoding="utf-8").write(xml)
+        mgtest.write(os.path.join(t, "q??", "*x", "hostile.xml"), xml)
         out = os.path.join(t, "out")
         os.mkdir(out)
         # The spec names the inventory by its relative path, which the
         # banner comments quote.
-        spec = os.path.join(t, "hostile.yaml")
-        open(spec, "w").write('meshgen: 1\nname: hostile\ninventory: "q??/*x/hostile.xml"\n'
-                              "mesh:\n  axes: [dp, tp]\n  shape: [2, 4]\n")
-        p = subprocess.run([meshgen, "generate", spec, "-o", out], capture_output=True, text=True)
+        spec = mgtest.write(os.path.join(t, "hostile.yaml"),
+                            'meshgen: 1\nname: hostile\ninventory: "q??/*x/hostile.xml"\n'
+                            "mesh:\n  axes: [dp, tp]\n  shape: [2, 4]\n")
+        p = mgtest.meshgen(meshgen, "generate", spec, "-o", out, text=True)
         if p.returncode != 0:
-            sys.exit(f"FAIL: generate: {p.stderr}")
+            mgtest.die(f"generate: {p.stderr}")
         c_file = os.path.join(out, "hostile_mesh.c")
-        text = open(c_file, encoding="ascii").read()  # non-ASCII must be escaped
+        text = mgtest.read(c_file).decode("ascii")  # non-ASCII must be escaped
         directives = [l for l in text.splitlines() if l.lstrip().startswith("#")]
         # The includes, and the choice between the group tables' two forms
         # (docs/reference.md, "Group tables").
@@ -78,44 +78,44 @@ def main():
                    "#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \\",
                    "#else", "#endif"]
         if directives != allowed:
-            fails.append(f"unexpected preprocessor lines: {directives}")
+            fail(f"unexpected preprocessor lines: {directives}")
         obj = os.path.join(t, "hostile.o")
-        p = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
-                            "-I", include, "-I", out, "-c", c_file, "-o", obj],
-                           capture_output=True, text=True)
+        p = mgtest.run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+                        "-I", include, "-I", out, "-c", c_file, "-o", obj], text=True)
         if p.returncode != 0:
-            sys.exit(f"FAIL: the generated C does not compile: {p.stderr}")
-        syms = subprocess.run(["nm", "-g", "--defined-only", obj], capture_output=True,
-                              text=True).stdout.split()
+            mgtest.die(f"the generated C does not compile: {p.stderr}")
+        syms = mgtest.run(["nm", "-g", "--defined-only", obj], text=True).stdout.split()
         defined = sorted(s for s in syms if s.startswith("hostile") or "pwned" in s)
         if any("pwned" in s for s in syms) or "hostile_mesh" not in defined:
-            fails.append(f"unexpected symbols: {syms}")
+            fail(f"unexpected symbols: {syms}")
         # Read the strings back through the runtime.
-        prog = os.path.join(t, "dump.c")
-        open(prog, "w").write(
+        prog = mgtest.write(
+            os.path.join(t, "dump.c"),
             '#include <stdio.h>\n#include "hostile_mesh.h"\n'
             "int main(void){int d;printf(\"%s\\n\", hostile_mesh.hosts[0].name);"
             "for(d=0;d<hostile_mesh.n_inventory_devices;d++)"
             "printf(\"%s|%s\\n\", meshgen_device_info(&hostile_mesh,d)->model,"
             "meshgen_device_info(&hostile_mesh,d)->vendor);return 0;}\n")
         exe = os.path.join(t, "dump")
-        subprocess.run([cc, "-std=c11", "-I", include, "-I", out, prog, c_file] + runtime_srcs
-                       + ["-o", exe], check=True)
-        lines = subprocess.run([exe], capture_output=True).stdout.decode("utf-8").split("\n")
+        p = mgtest.run([cc, "-std=c11", "-I", include, "-I", out, prog, c_file] + runtime_srcs
+                       + ["-o", exe], text=True)
+        if p.returncode != 0:
+            mgtest.die(f"the dump program does not build: {p.stderr}")
+        lines = mgtest.run([exe]).stdout.decode("utf-8").split("\n")
         if lines[0] != HOST:
-            fails.append(f"host name read back as {lines[0]!r}")
+            fail(f"host name read back as {lines[0]!r}")
         models_back = [l.split("|")[0] for l in lines[1:9]]
         if sorted(set(models_back)) != sorted(set(HOSTILE)):
-            fails.append(f"models read back as {models_back}")
+            fail(f"models read back as {models_back}")
         if any(l.split("|")[1] != "vendor?#define x 1?" for l in lines[1:9]):
-            fails.append(f"vendor read back as {lines[1].split('|')[1]!r} (newlines become '?')")
+            fail(f"vendor read back as {lines[1].split('|')[1]!r} (newlines become '?')")
         # The same names in the SVG picture of `show --svg`: well-formed XML,
         # one square and one host label per device, the name as hwloc gave it
         # in each square's tooltip (the label abbreviates it: head...tail).
         svg = os.path.join(t, "hostile.svg")
-        p = subprocess.run([meshgen, "show", spec, "--svg", svg], capture_output=True, text=True)
+        p = mgtest.meshgen(meshgen, "show", spec, "--svg", svg, text=True)
         if p.returncode != 0:
-            sys.exit(f"FAIL: show --svg: {p.stderr}")
+            mgtest.die(f"show --svg: {p.stderr}")
         root = ET.parse(svg).getroot()
         ns = "{http://www.w3.org/2000/svg}"
         squares = [g for g in root.iter(ns + "g")
@@ -124,38 +124,33 @@ def main():
         tips = [g.find(ns + "title").text for g in squares]
         abbrev = HOST[:3] + "\u2026" + HOST[-5:]
         if len(squares) != 8 or labels != [abbrev] * 8 or not all(f"host {HOST};" in t for t in tips):
-            fails.append(f"svg holds {len(squares)} squares, labels {labels}, tooltips {tips}")
+            fail(f"svg holds {len(squares)} squares, labels {labels}, tooltips {tips}")
         # An SVG that cannot be written is an error, and the grid is still printed.
-        p = subprocess.run([meshgen, "show", spec, "--svg", os.path.join(t, "none", "x.svg")],
-                           capture_output=True, text=True)
+        p = mgtest.meshgen(meshgen, "show", spec, "--svg", os.path.join(t, "none", "x.svg"),
+                           text=True)
         if p.returncode != 2 or "cannot write" not in p.stderr or "rows: dp" not in p.stdout:
-            fails.append(f"show --svg into a missing directory: exit {p.returncode}, {p.stderr!r}")
+            fail(f"show --svg into a missing directory: exit {p.returncode}, {p.stderr!r}")
         # The generated C compiles as C99 too, pedantically.
-        p = subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
-                            "-I", include, "-I", out, "-c", c_file, "-o", obj],
-                           capture_output=True, text=True)
+        p = mgtest.run([cc, "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+                        "-I", include, "-I", out, "-c", c_file, "-o", obj], text=True)
         if p.returncode != 0:
-            fails.append(f"the generated C does not compile as C99: {p.stderr[-500:]}")
+            fail(f"the generated C does not compile as C99: {p.stderr[-500:]}")
         # HostNames that are no host names are refused at load, named, and
         # nothing is generated.
         for bad in REFUSED_HOSTS:
-            refused = os.path.join(t, "refused.xml")
-            open(refused, "w", encoding="utf-8").write(
-                base.replace('<info name="Backend" value="Synthetic"/>',
-                             host_line % quoteattr(bad), 1))
+            refused = mgtest.write(os.path.join(t, "refused.xml"),
+                                   base.replace('<info name="Backend" value="Synthetic"/>',
+                                                host_line % quoteattr(bad), 1))
             out2 = os.path.join(t, "out-refused")
             os.makedirs(out2, exist_ok=True)
-            p = subprocess.run([meshgen, "generate", "--inventory", refused, "--mesh", "x:-1",
-                                "--name", "refused", "-o", out2], capture_output=True, text=True)
+            p = mgtest.meshgen(meshgen, "generate", "--inventory", refused, "--mesh", "x:-1",
+                               "--name", "refused", "-o", out2, text=True)
             if (p.returncode != 1 or "is not a host name" not in p.stderr
                     or "[inventory-load]" not in p.stderr or os.listdir(out2)
                     or len(p.stderr) > 2000):
-                fails.append(f"HostName {bad[:20]!r}... ({len(bad)} bytes): exit "
+                fail(f"HostName {bad[:20]!r}... ({len(bad)} bytes): exit "
                              f"{p.returncode}, {p.stderr[-300:]!r}, wrote {os.listdir(out2)}")
-    for f in fails:
-        print("FAIL:", f)
-    print(f"hostile strings: {len(fails)} failures")
-    sys.exit(1 if fails else 0)
+    checks.exit()
 
 
 if __name__ == "__main__":

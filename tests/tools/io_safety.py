@@ -38,29 +38,16 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 
-INV = "synthetic:pack:2 core:4 pu:1"
+import mgtest
+
+INV = mgtest.INV
 TIMEOUT = 30  # a hang shows as a timeout, far above any real run
 
 
-def run(meshgen, *args, cwd=None, stdout=subprocess.PIPE, preexec=None):
-    try:
-        return subprocess.run([meshgen] + list(args), cwd=cwd, stdout=stdout,
-                              stderr=subprocess.PIPE, timeout=TIMEOUT, preexec_fn=preexec)
-    except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess(args, "hung", b"", b"(killed after a timeout)")
-
-
-class Checks:
-    def __init__(self):
-        self.fails, self.n = [], 0
-
-    def expect(self, cond, what):
-        self.n += 1
-        if not cond:
-            self.fails.append(what)
+def run(meshgen, *args, cwd=None):
+    return mgtest.meshgen(meshgen, *args, cwd=cwd, timeout=TIMEOUT)
 
 
 class read_fifo:
@@ -90,40 +77,38 @@ def outputs(meshgen, d, c):
     """--svg, --export and --depfile through links and into FIFOs."""
     svg_args = ["show", "--mesh", "dp:8", "--inventory", INV, "--svg"]
     want = run(meshgen, *svg_args, os.path.join(d, "plain.svg")).returncode == 0 and \
-        open(os.path.join(d, "plain.svg"), "rb").read()
-    c.expect(b"<svg" in (want or b""), "plain --svg wrote no SVG")
+        mgtest.read(os.path.join(d, "plain.svg"))
+    c.check(b"<svg" in (want or b""), "plain --svg wrote no SVG")
 
     for flag, args, name in (("--svg", svg_args, "svg"),
                              ("--export", ["inventory", "--inventory", INV, "--export"], "xml")):
-        target = os.path.join(d, f"target.{name}")
-        with open(target, "w") as f:
-            f.write("old")
+        target = mgtest.write(os.path.join(d, f"target.{name}"), "old")
         link = os.path.join(d, f"link.{name}")
         os.symlink(f"target.{name}", link)
         p = run(meshgen, *args, link)
-        c.expect(p.returncode == 0, f"{flag} through a link: exit {p.returncode} {p.stderr}")
-        c.expect(os.path.islink(link), f"{flag}: the link was replaced by a file")
-        c.expect(open(target).read() != "old", f"{flag}: the link's target was not written")
+        c.check(p.returncode == 0, f"{flag} through a link: exit {p.returncode} {p.stderr}")
+        c.check(os.path.islink(link), f"{flag}: the link was replaced by a file")
+        c.check(mgtest.read(target) != b"old", f"{flag}: the link's target was not written")
 
         dangling = os.path.join(d, f"dangling.{name}")
         os.symlink(f"created.{name}", dangling)
         p = run(meshgen, *args, dangling)
-        c.expect(p.returncode == 0 and os.path.islink(dangling) and
+        c.check(p.returncode == 0 and os.path.islink(dangling) and
                  os.path.isfile(os.path.join(d, f"created.{name}")),
                  f"{flag} through a dangling link: target not created ({p.stderr})")
 
         fifo = os.path.join(d, f"fifo.{name}")
         os.mkfifo(fifo)
         p = run(meshgen, *args, fifo)
-        c.expect(p.returncode == 2 and b"FIFO that no process reads" in p.stderr,
+        c.check(p.returncode == 2 and b"FIFO that no process reads" in p.stderr,
                  f"{flag} into a FIFO without reader: exit {p.returncode} {p.stderr}")
         got = []
         t = read_fifo(fifo, got)
         p = run(meshgen, *args, fifo)
         t.join(TIMEOUT)
-        c.expect(p.returncode == 0 and got and len(got[0]) > 100,
+        c.check(p.returncode == 0 and got and len(got[0]) > 100,
                  f"{flag} into a FIFO with a reader: exit {p.returncode}, {len(got[0]) if got else 0} bytes")
-        c.expect(os.path.exists(fifo) and not os.path.isfile(fifo),
+        c.check(os.path.exists(fifo) and not os.path.isfile(fifo),
                  f"{flag}: the FIFO was replaced by a regular file")
         # A link to a FIFO: written through the link, in place.
         link_fifo = os.path.join(d, f"link-fifo.{name}")
@@ -132,7 +117,7 @@ def outputs(meshgen, d, c):
         t = read_fifo(fifo, got)
         p = run(meshgen, *args, link_fifo)
         t.join(TIMEOUT)
-        c.expect(p.returncode == 0 and got and len(got[0]) > 100 and os.path.islink(link_fifo),
+        c.check(p.returncode == 0 and got and len(got[0]) > 100 and os.path.islink(link_fifo),
                  f"{flag} into a link to a FIFO: exit {p.returncode}")
 
     # --depfile through a link: the link stays, its target is the depfile.
@@ -141,15 +126,15 @@ def outputs(meshgen, d, c):
     os.symlink("real.d", os.path.join(out, "dep.d"))
     p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "dep",
             "--depfile", os.path.join(out, "dep.d"), "-o", out)
-    c.expect(p.returncode == 0 and os.path.islink(os.path.join(out, "dep.d")) and
-             b"dep_mesh.h" in open(os.path.join(out, "real.d"), "rb").read(),
+    c.check(p.returncode == 0 and os.path.islink(os.path.join(out, "dep.d")) and
+             b"dep_mesh.h" in mgtest.read(os.path.join(out, "real.d")),
              f"--depfile through a link: exit {p.returncode} {p.stderr}")
     # A depfile that cannot be written: neither table is, and the message
     # names the depfile, not the output directory that is fine.
     missing = os.path.join(d, "no-such-dir", "x.d")
     p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "nodep",
             "--depfile", missing, "-o", out)
-    c.expect(p.returncode == 2 and missing.encode() in p.stderr and
+    c.check(p.returncode == 2 and missing.encode() in p.stderr and
              not os.path.exists(os.path.join(out, "nodep_mesh.h")) and
              not os.path.exists(os.path.join(out, "nodep_mesh.c")),
              f"--depfile into a missing directory: exit {p.returncode} {p.stderr}")
@@ -161,7 +146,7 @@ def outputs(meshgen, d, c):
                 os.path.join(out, "..", "gen", "same_mesh.c")):
         p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "same",
                 "--depfile", dep, "-o", out)
-        c.expect(p.returncode == 2 and b"which this run also writes" in p.stderr and
+        c.check(p.returncode == 2 and b"which this run also writes" in p.stderr and
                  not os.path.exists(os.path.join(out, "same_mesh.h")) and
                  not os.path.exists(os.path.join(out, "same_mesh.c")),
                  f"--depfile {dep}, one of the tables: exit {p.returncode} {p.stderr}")
@@ -182,19 +167,21 @@ def own_streams(meshgen, d, c):
             f.write(b"before\n")
             f.flush()
             ino = os.fstat(f.fileno()).st_ino
-            kw = {"stdout": f if fd == 1 else subprocess.DEVNULL,
+            # The streams not on the file are pipes of this test's (no device
+            # node of the machine is written).
+            kw = {"stdout": f if fd == 1 else subprocess.PIPE,
                   "stderr": f if fd == 2 else subprocess.PIPE}
             if fd > 2:
                 os.dup2(f.fileno(), fd)
                 kw["pass_fds"] = (fd,)
             try:
-                p = subprocess.run([meshgen] + args, timeout=TIMEOUT, **kw)
+                p = mgtest.meshgen(meshgen, *args, timeout=TIMEOUT, **kw)
             finally:
                 if fd > 2:
                     os.close(fd)
-        data = open(path, "rb").read()
+        data = mgtest.read(path)
         same = os.stat(path).st_ino == ino
-        c.expect(p.returncode == 0 and same and data.startswith(b"before\n") and
+        c.check(p.returncode == 0 and same and data.startswith(b"before\n") and
                  want in data[7:], f"{args[-1]} on a private file ({name}): exit "
                  f"{p.returncode}, same inode {same}, {data[:80]!r} {p.stderr!r}")
         return data
@@ -206,11 +193,11 @@ def own_streams(meshgen, d, c):
     # A link to /dev/stdout is the descriptor too.
     os.symlink("/dev/stdout", os.path.join(d, "out-link"))
     through(gen + ["--depfile", os.path.join(d, "out-link")], "dep-link")
-    c.expect(os.path.islink(os.path.join(d, "out-link")), "the link to /dev/stdout was replaced")
+    c.check(os.path.islink(os.path.join(d, "out-link")), "the link to /dev/stdout was replaced")
     # show: its text first, then the SVG, both in the file.
     data = through(["show", "--mesh", "dp:8", "--inventory", INV, "--svg", "/dev/stdout"],
                    "show-svg", want=b"<svg")
-    c.expect(b"dp=8" in data and data.find(b"dp=8") < data.find(b"<svg"),
+    c.check(b"dp=8" in data and data.find(b"dp=8") < data.find(b"<svg"),
              f"show --svg /dev/stdout: the text does not precede the SVG: {data[:120]!r}")
     through(["inventory", "--inventory", INV, "--export", "/dev/stdout"], "export",
             want=b"<topology")
@@ -219,19 +206,17 @@ def own_streams(meshgen, d, c):
     for name in ("own_mesh.h", "own_mesh.c"):
         os.unlink(os.path.join(d, name))
     p = run(meshgen, *gen, "--depfile", "/dev/fd/250")
-    c.expect(p.returncode == 2 and b"not open for writing" in p.stderr and
+    c.check(p.returncode == 2 and b"not open for writing" in p.stderr and
              not os.path.exists(os.path.join(d, "own_mesh.h")),
              f"--depfile /dev/fd/250 (not open): exit {p.returncode} {p.stderr}")
     with open(os.path.join(d, "dep-fd7"), "rb") as f:
-        p = subprocess.run([meshgen] + gen + ["--depfile", "/dev/stdout"], stdout=f,
-                           stderr=subprocess.PIPE, timeout=TIMEOUT)
-    c.expect(p.returncode == 2 and b"not open for writing" in p.stderr and
+        p = mgtest.meshgen(meshgen, *gen, "--depfile", "/dev/stdout", stdout=f, timeout=TIMEOUT)
+    c.check(p.returncode == 2 and b"not open for writing" in p.stderr and
              not os.path.exists(os.path.join(d, "own_mesh.h")),
              f"--depfile /dev/stdout (read-only): exit {p.returncode} {p.stderr}")
     with open(os.path.join(d, "own_mesh.c"), "wb") as f:
-        p = subprocess.run([meshgen] + gen + ["--depfile", "/dev/stdout"], stdout=f,
-                           stderr=subprocess.PIPE, timeout=TIMEOUT)
-    c.expect(p.returncode == 2 and b"it is the .c" in p.stderr and
+        p = mgtest.meshgen(meshgen, *gen, "--depfile", "/dev/stdout", stdout=f, timeout=TIMEOUT)
+    c.check(p.returncode == 2 and b"it is the .c" in p.stderr and
              not os.path.exists(os.path.join(d, "own_mesh.h")),
              f"--depfile /dev/stdout > the .c: exit {p.returncode} {p.stderr}")
 
@@ -249,10 +234,9 @@ def stdout_failures(meshgen, d, c):
 
         def ignore():
             signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-        p = subprocess.run([meshgen] + args, stdout=w, stderr=subprocess.PIPE, timeout=TIMEOUT,
-                           preexec_fn=ignore)
+        p = mgtest.meshgen(meshgen, *args, stdout=w, timeout=TIMEOUT, preexec=ignore)
         os.close(w)
-        c.expect(p.returncode == 2 and b"cannot write the output" in p.stderr,
+        c.check(p.returncode == 2 and b"cannot write the output" in p.stderr,
                  f"{' '.join(args)} into a closed pipe: exit {p.returncode} {p.stderr}")
 
 
@@ -275,24 +259,23 @@ def concurrent(meshgen, d, c, rounds=60):
         for p in procs:
             p.stderr.close()
         if codes != [0, 0]:
-            c.expect(False, f"concurrent generate: exits {codes}")
+            c.check(False, f"concurrent generate: exits {codes}")
             return
         if digest(os.path.join(out, "race_mesh.h")) != digest(os.path.join(out, "race_mesh.c")):
             mixed += 1
-    c.expect(mixed == 0, f"concurrent generate: {mixed} of {rounds} rounds left a .h and a .c "
+    c.check(mixed == 0, f"concurrent generate: {mixed} of {rounds} rounds left a .h and a .c "
              "of different runs")
-    c.expect(not [f for f in os.listdir(out) if f.endswith(".lock")],
-             "concurrent generate left lock files")
+    c.check(not mgtest.locks(out), "concurrent generate left lock files")
 
     # A lock file that stays: the run waits, then says which, writes
     # nothing, and leaves the lock file (it is not its own) alone.
-    before = {f: open(os.path.join(out, f), "rb").read() for f in os.listdir(out)}
-    open(os.path.join(out, "race_mesh.c.lock"), "w").close()
+    before = mgtest.snapshot(out)
+    mgtest.write(os.path.join(out, "race_mesh.c.lock"), "")
     p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "--name", "race", "-o", out)
-    c.expect(p.returncode == 2 and b"race_mesh.c.lock' stayed" in p.stderr and
+    c.check(p.returncode == 2 and b"race_mesh.c.lock' stayed" in p.stderr and
              b"another meshgen run" in p.stderr, f"a stale lock: exit {p.returncode} {p.stderr}")
-    c.expect(sorted(os.listdir(out)) == sorted(list(before) + ["race_mesh.c.lock"]) and
-             all(open(os.path.join(out, f), "rb").read() == v for f, v in before.items()),
+    c.check(sorted(os.listdir(out)) == sorted(list(before) + ["race_mesh.c.lock"]) and
+             mgtest.snapshot(out, list(before)) == before,
              f"a stale lock: the directory changed: {sorted(os.listdir(out))}")
 
 
@@ -300,7 +283,7 @@ def over_inputs(meshgen, d, c):
     """No output lands on an input of the same run, or on another output."""
     topo = os.path.join(d, "topo.xml")
     p = run(meshgen, "inventory", "--inventory", INV, "--export", topo)
-    c.expect(p.returncode == 0, f"export for the inputs: exit {p.returncode} {p.stderr}")
+    c.check(p.returncode == 0, f"export for the inputs: exit {p.returncode} {p.stderr}")
     files = {
         "s.yaml": "meshgen: 1\nname: m\ninventory: inv.yaml\nmesh: {axes: [dp], shape: [-1]}\n",
         "inv.yaml": "meshgen-inventory: 1\nhosts:\n  - names: h1\n    topology: topo.xml\n",
@@ -308,7 +291,7 @@ def over_inputs(meshgen, d, c):
         "m_mesh.h": "meshgen: 1\nname: m\ninventory: inv.yaml\nmesh: {axes: [dp], shape: [-1]}\n",
     }
     files = {name: text.encode() for name, text in files.items()}
-    files["topo.xml"] = open(topo, "rb").read()
+    files["topo.xml"] = mgtest.read(topo)
     os.symlink("s.yaml", os.path.join(d, "spec-link"))
     os.mkdir(os.path.join(d, "sub"))
     gen = ["generate", "s.yaml", "-o", "out"]
@@ -325,17 +308,14 @@ def over_inputs(meshgen, d, c):
             (["inventory", "--inventory", "topo.xml", "--export", "./topo.xml"],
              "the snapshot './topo.xml'", "the inventory 'topo.xml'")):
         for name, text in files.items():  # each case from whole inputs
-            with open(os.path.join(d, name), "wb") as f:
-                f.write(text)
-        before = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)
-                  if os.path.isfile(os.path.join(d, f))}
+            mgtest.write(os.path.join(d, name), text)
+        before = mgtest.snapshot(d)
         p = run(meshgen, *args, cwd=d)
-        after = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)
-                 if os.path.isfile(os.path.join(d, f))}
-        c.expect(p.returncode == 2 and out.encode() in p.stderr and inp.encode() in p.stderr,
+        after = mgtest.snapshot(d)
+        c.check(p.returncode == 2 and out.encode() in p.stderr and inp.encode() in p.stderr,
                  f"{' '.join(args)}: exit {p.returncode}, expected 2 naming {out} and {inp}: "
                  f"{p.stderr}")
-        c.expect(after == before and not os.listdir(os.path.join(d, "out")) and not p.stdout,
+        c.check(after == before and not os.listdir(os.path.join(d, "out")) and not p.stdout,
                  f"{' '.join(args)}: something was written")
 
 
@@ -351,8 +331,7 @@ def inputs(meshgen, d, c):
     spec = "meshgen: 1\nname: s\n{inv}mesh: {{axes: [dp], shape: [-1]}}\n"
 
     def write(name, text):
-        with open(os.path.join(d, name), "w") as f:
-            f.write(text)
+        mgtest.write(os.path.join(d, name), text)
         return name
 
     write("plain.yaml", spec.format(inv=""))
@@ -370,44 +349,41 @@ def inputs(meshgen, d, c):
             if where == "topology:" and bad == "in.yaml":
                 continue
             p = run(meshgen, *args, cwd=d)
-            c.expect(p.returncode == 2 and why.encode() in p.stderr,
+            c.check(p.returncode == 2 and why.encode() in p.stderr,
                      f"{bad} as {where}: exit {p.returncode}, expected 2 and '{why}': {p.stderr}")
     # A host's missing snapshot (topology: snap/{host}.xml) is one as well.
     p = run(meshgen, "validate", "--inventory", write("i-host.yaml", "meshgen-inventory: 1\n"
             "hosts:\n  - names: h[1-2]\n    topology: none/{host}.xml\n"), "plain.yaml", cwd=d)
-    c.expect(p.returncode == 2 and b"host 'h1' has no snapshot" in p.stderr,
+    c.check(p.returncode == 2 and b"host 'h1' has no snapshot" in p.stderr,
              f"a missing {{host}} snapshot: exit {p.returncode}, expected 2: {p.stderr}")
     for bad, why in (("in.fifo", "found a FIFO"), ("missing.yaml", "No such file"),
                      ("adir.xml", "found a directory")):
         p = run(meshgen, "validate", "--inventory", INV, bad, cwd=d)
-        c.expect(p.returncode == 2 and why.encode() in p.stderr,
+        c.check(p.returncode == 2 and why.encode() in p.stderr,
                  f"{bad} as the spec: exit {p.returncode}: {p.stderr}")
 
     # -o naming a regular file says what is wrong.
     write("afile", "x")
     p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "-o", "afile", cwd=d)
-    c.expect(p.returncode == 2 and b"'afile' is a regular file, not a directory" in p.stderr,
+    c.check(p.returncode == 2 and b"'afile' is a regular file, not a directory" in p.stderr,
              f"-o FILE: exit {p.returncode}: {p.stderr}")
     # A directory where the .h goes: the message names it, not -o's.
     os.makedirs(os.path.join(d, "odir", "mesh_mesh.h"))
     p = run(meshgen, "generate", "--mesh", "dp:8", "--inventory", INV, "-o", "odir", cwd=d)
-    c.expect(p.returncode == 2 and b"'odir/mesh_mesh.h': it is a directory" in p.stderr and
+    c.check(p.returncode == 2 and b"'odir/mesh_mesh.h': it is a directory" in p.stderr and
              os.listdir(os.path.join(d, "odir")) == ["mesh_mesh.h"],
              f"the .h a directory: exit {p.returncode}: {p.stderr}")
 
 
 def main():
     meshgen = os.path.abspath(sys.argv[1])
-    c = Checks()
-    with tempfile.TemporaryDirectory() as d:
+    c = mgtest.Checks("io_safety")
+    with mgtest.tempdir("io-safety") as d:
         for part in (outputs, own_streams, stdout_failures, concurrent, over_inputs, inputs):
             sub = os.path.join(d, part.__name__)
             os.mkdir(sub)
             part(meshgen, sub, c)
-    for f in c.fails:
-        print("FAIL:", f)
-    print(f"{c.n} checks, {len(c.fails)} failed")
-    return 1 if c.fails else 0
+    return c.done()
 
 
 if __name__ == "__main__":

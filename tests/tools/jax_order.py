@@ -25,9 +25,9 @@ Every case is printed on failure with the inventory and the spec.
 import json
 import os
 import random
-import subprocess
 import sys
-import tempfile
+
+import mgtest
 
 
 def prod(xs):
@@ -216,13 +216,9 @@ def spec_yaml(case):
 
 
 def run_case(meshgen, case, tmp):
-    with open(os.path.join(tmp, "inv.yaml"), "w") as f:
-        f.write(inventory_yaml(case))
-    with open(os.path.join(tmp, "mesh.yaml"), "w") as f:
-        f.write(spec_yaml(case))
-    r = subprocess.run(
-        [meshgen, "resolve", "mesh.yaml"], cwd=tmp, capture_output=True, text=True
-    )
+    mgtest.write(os.path.join(tmp, "inv.yaml"), inventory_yaml(case))
+    mgtest.write(os.path.join(tmp, "mesh.yaml"), spec_yaml(case))
+    r = mgtest.meshgen(meshgen, "resolve", "mesh.yaml", cwd=tmp, text=True)
     want, info = expected(case)
     if want is None:
         if r.returncode != 1:
@@ -262,20 +258,16 @@ def main():
     rng = random.Random(14)
     cases = [REFERENCE] + [make_case(rng) for _ in range(150)]
     assert expected(REFERENCE)[0] == [0, 1, 2, 3, 4, 5]
-    failures, errors_seen = 0, 0
-    with tempfile.TemporaryDirectory() as tmp:
+    checks = mgtest.Checks("jax_order")
+    errors_seen = 0
+    with mgtest.tempdir("jax-order") as tmp:
         for i, case in enumerate(cases):
             if expected(case)[0] is None:
                 errors_seen += 1
             why = run_case(meshgen, case, tmp)
-            if why:
-                failures += 1
-                print("case %d: %s" % (i, why))
-                print(inventory_yaml(case) + spec_yaml(case))
-    print(
-        "%d cases (%d expected errors), %d failed" % (len(cases), errors_seen, failures)
-    )
-    return 1 if failures else 0
+            checks.check(not why, "case %d: %s\n%s%s" % (i, why, inventory_yaml(case),
+                                                       spec_yaml(case)))
+    return checks.done("%d cases (%d expected errors)" % (len(cases), errors_seen))
 
 
 if __name__ == "__main__":

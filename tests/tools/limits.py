@@ -28,57 +28,41 @@ import resource
 import signal
 import subprocess
 import sys
-import tempfile
 
-SMALL = "synthetic:pack:2 core:4 pu:1"
+import mgtest
+from mgtest import locks, snapshot
+
+SMALL = mgtest.INV
 BIG = "synthetic:pack:4 core:64 pu:1"  # 256 devices: a .c of about 35 KB
 TIMEOUT = 60
 
 
-class Checks:
-    def __init__(self):
-        self.fails, self.n = [], 0
-
-    def expect(self, cond, what):
-        self.n += 1
-        if not cond:
-            self.fails.append(what)
-
-
 def run(meshgen, args, cwd, as_kib=None, fsize=None, stdout=subprocess.PIPE):
+    """meshgen under the limits given. Its standard output is a pipe of this
+    test's unless stdout says otherwise: no device node of the machine is
+    written, and a pipe is bound by no file-size limit."""
     def limits():
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if as_kib is not None:
             resource.setrlimit(resource.RLIMIT_AS, (as_kib * 1024, as_kib * 1024))
         if fsize is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-    return subprocess.run([meshgen] + args, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE,
-                          preexec_fn=limits, timeout=TIMEOUT)
-
-
-def locks(d):
-    return [f for f in os.listdir(d) if f.endswith(".lock")]
-
-
-def snapshot(d, names):
-    return {n: open(os.path.join(d, n), "rb").read() for n in names}
+    return mgtest.meshgen(meshgen, *args, cwd=cwd, stdout=stdout, preexec=limits, timeout=TIMEOUT)
 
 
 def memory(meshgen, data, d, c):
     """Every address-space limit from the loader's up to success."""
-    inv = os.path.join(d, "inv.yaml")
-    with open(inv, "w") as f:
-        f.write("meshgen-inventory: 1\nhosts:\n  - names: node[1-2]\n"
-                f"    topology: {os.path.join(data, 'hwloc', 'nvidiaDGX2.xml')}\n")
-    spec = os.path.join(d, "spec.yaml")
-    with open(spec, "w") as f:
-        f.write(f"meshgen: 1\nname: mem\ninventory: {inv}\n"
-                "mesh: {axes: [dp, tp], shape: [2, -1]}\n")
+    inv = mgtest.write(os.path.join(d, "inv.yaml"),
+                       "meshgen-inventory: 1\nhosts:\n  - names: node[1-2]\n"
+                       f"    topology: {os.path.join(data, 'hwloc', 'nvidiaDGX2.xml')}\n")
+    spec = mgtest.write(os.path.join(d, "spec.yaml"),
+                        f"meshgen: 1\nname: mem\ninventory: {inv}\n"
+                        "mesh: {axes: [dp, tp], shape: [2, -1]}\n")
     out = os.path.join(d, "out")
     os.mkdir(out)
     p = run(meshgen, ["generate", spec, "-o", out], d)
     if p.returncode != 0:
-        c.expect(False, f"generate without a limit: exit {p.returncode} {p.stderr!r}")
+        c.check(False, f"generate without a limit: exit {p.returncode} {p.stderr!r}")
         return
     pair = ["mem_mesh.h", "mem_mesh.c"]
     before = snapshot(out, pair)
@@ -100,21 +84,21 @@ def memory(meshgen, data, d, c):
     for args in commands:
         kib, ok = 2048, False
         while kib < 1 << 20 and not ok:
-            p = run(meshgen, args, d, as_kib=kib, stdout=subprocess.DEVNULL)
+            p = run(meshgen, args, d, as_kib=kib)
             if p.returncode == 127 and b"loading shared libraries" in p.stderr:
                 kib += 256  # the dynamic loader, before meshgen runs
                 continue
             started += 1
             ok = p.returncode == 0
-            c.expect(ok or (p.returncode == 2 and b"out of memory" in p.stderr),
+            c.check(ok or (p.returncode == 2 and b"out of memory" in p.stderr),
                      f"{args[0]} under ulimit -v {kib}: exit {p.returncode} {p.stderr[-200:]!r}")
-            c.expect(not locks(out) and not locks(d),
+            c.check(not locks(out) and not locks(d),
                      f"{args[0]} under ulimit -v {kib}: lock files left {locks(out) + locks(d)}")
-            c.expect(snapshot(out, pair) in (before, after),
+            c.check(snapshot(out, pair) in (before, after),
                      f"{args[0]} under ulimit -v {kib}: a .h and a .c of different runs")
             kib += 256
-        c.expect(ok, f"{args[0]} never succeeded under ulimit -v up to {kib} KiB")
-    c.expect(started > 0, "meshgen never started under any ulimit -v")
+        c.check(ok, f"{args[0]} never succeeded under ulimit -v up to {kib} KiB")
+    c.check(started > 0, "meshgen never started under any ulimit -v")
 
 
 def file_size(meshgen, data, d, c):
@@ -123,7 +107,7 @@ def file_size(meshgen, data, d, c):
     os.mkdir(out)
     gen = ["generate", "--mesh", "dp:-1", "--name", "fs", "-o", out, "--inventory"]
     p = run(meshgen, gen + [SMALL], d)
-    c.expect(p.returncode == 0, f"generate without a limit: exit {p.returncode} {p.stderr!r}")
+    c.check(p.returncode == 0, f"generate without a limit: exit {p.returncode} {p.stderr!r}")
     pair = ["fs_mesh.h", "fs_mesh.c"]
     before = snapshot(out, pair)
     for what, args, name in (
@@ -132,18 +116,18 @@ def file_size(meshgen, data, d, c):
                             os.path.join(d, "fs.svg")], "fs.svg"),
             ("inventory --export", ["inventory", "--inventory", BIG, "--export",
                                     os.path.join(d, "fs.xml")], "fs.xml")):
-        p = run(meshgen, args, d, fsize=16384, stdout=subprocess.DEVNULL)
-        c.expect(p.returncode == 2 and b"File too large" in p.stderr and name.encode() in p.stderr,
+        p = run(meshgen, args, d, fsize=16384)
+        c.check(p.returncode == 2 and b"File too large" in p.stderr and name.encode() in p.stderr,
                  f"{what} under ulimit -f: exit {p.returncode} {p.stderr!r}")
-        c.expect(not locks(out) and not locks(d), f"{what} under ulimit -f: lock files left")
-    c.expect(snapshot(out, pair) == before, "generate under ulimit -f changed the pair")
-    c.expect(not os.path.exists(os.path.join(d, "fs.svg")) and
+        c.check(not locks(out) and not locks(d), f"{what} under ulimit -f: lock files left")
+    c.check(snapshot(out, pair) == before, "generate under ulimit -f changed the pair")
+    c.check(not os.path.exists(os.path.join(d, "fs.svg")) and
              not os.path.exists(os.path.join(d, "fs.xml")), "a partial SVG or snapshot was left")
     # A result on standard output, a regular file.
     with open(os.path.join(d, "resolve.json"), "wb") as sink:
         p = run(meshgen, ["resolve", "--mesh", "dp:-1", "--inventory", BIG], d, fsize=4096,
                 stdout=sink)
-    c.expect(p.returncode == 2 and b"cannot write the output: File too large" in p.stderr,
+    c.check(p.returncode == 2 and b"cannot write the output: File too large" in p.stderr,
              f"resolve under ulimit -f: exit {p.returncode} {p.stderr!r}")
 
 
@@ -151,15 +135,14 @@ def full_disk(meshgen, data, d, c):
     """A private 64 KiB tmpfs, filled."""
     mnt = os.path.join(d, "tmpfs")
     os.mkdir(mnt)
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt],
-                       capture_output=True)
+    m = mgtest.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt])
     if m.returncode != 0:
         print(f"full disk: skipped, cannot mount a tmpfs here: {m.stderr.decode().strip()}")
         return
     try:
         gen = ["generate", "--mesh", "dp:-1", "--name", "full", "-o", mnt]
         p = run(meshgen, gen + ["--inventory", SMALL], d)
-        c.expect(p.returncode == 0, f"generate into the tmpfs: exit {p.returncode} {p.stderr!r}")
+        c.check(p.returncode == 0, f"generate into the tmpfs: exit {p.returncode} {p.stderr!r}")
         pair = ["full_mesh.h", "full_mesh.c"]
         before = snapshot(mnt, pair)
         # What is left is less than the big .c needs.
@@ -174,23 +157,23 @@ def full_disk(meshgen, data, d, c):
                                 os.path.join(mnt, "full.svg")]),
                 ("inventory --export", ["inventory", "--inventory", BIG, "--export",
                                         os.path.join(mnt, "full.xml")])):
-            p = run(meshgen, args, d, stdout=subprocess.DEVNULL)
-            c.expect(p.returncode == 2 and b"No space left on device" in p.stderr,
+            p = run(meshgen, args, d)
+            c.check(p.returncode == 2 and b"No space left on device" in p.stderr,
                      f"{what} on a full disk: exit {p.returncode} {p.stderr!r}")
-            c.expect(not locks(mnt), f"{what} on a full disk: lock files left {locks(mnt)}")
-        c.expect(snapshot(mnt, pair) == before, "generate on a full disk changed the pair")
-        c.expect(sorted(os.listdir(mnt)) == sorted(pair + ["filler"]),
+            c.check(not locks(mnt), f"{what} on a full disk: lock files left {locks(mnt)}")
+        c.check(snapshot(mnt, pair) == before, "generate on a full disk changed the pair")
+        c.check(sorted(os.listdir(mnt)) == sorted(pair + ["filler"]),
                  f"a full disk was left with {sorted(os.listdir(mnt))}")
     finally:
-        subprocess.run(["umount", mnt], check=False)
+        mgtest.run(["umount", mnt])
 
 
 def main():
     meshgen, data = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    c = Checks()
+    c = mgtest.Checks("limits")
     # ASan reserves terabytes of address space: ulimit -v cannot apply.
-    probe = run(meshgen, ["--version"], "/", as_kib=1 << 20, stdout=subprocess.DEVNULL)
-    with tempfile.TemporaryDirectory() as d:
+    probe = run(meshgen, ["--version"], "/", as_kib=1 << 20)
+    with mgtest.tempdir("limits") as d:
         for part in (memory, file_size, full_disk):
             if part is memory and probe.returncode != 0:
                 print("out of memory: skipped, meshgen does not start under ulimit -v "
@@ -199,10 +182,7 @@ def main():
             sub = os.path.join(d, part.__name__)
             os.mkdir(sub)
             part(meshgen, data, sub, c)
-    for f in c.fails:
-        print("FAIL:", f)
-    print(f"{c.n} checks, {len(c.fails)} failed")
-    return 1 if c.fails else 0
+    return c.done()
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ the check's name and the file:line:col of the offending name) or generated;
 every generated pair is then included and linked into ONE program with the
 runtime, compiled with -std=c11 -Wall -Wextra -Wpedantic -Werror (a macro
 defined twice, a header guard shared by two meshes or a symbol defined twice
-fails the build), and the program checks the value of every constant that a
+checks the build), and the program checks the value of every constant that a
 collision would have changed, at compile time and at run time. The same
 program is then built as C++17 (-Wall -Wextra -Wpedantic -Werror, the
 C++ compiler beside CC: g++ for gcc, clang++ for clang) against the same
@@ -16,11 +16,11 @@ generated headers would be; skipped, and said so, when there is none.
     names.py MESHGEN RUNTIME_INCLUDE CC RUNTIME_SOURCE...
 """
 import os
-import subprocess
 import sys
-import tempfile
 
-INV = "synthetic:pack:2 core:4 pu:1"
+import mgtest
+
+INV = mgtest.INV
 
 # (file, spec text, expected check or None, expected line:col)
 REFUSED = [
@@ -88,17 +88,14 @@ CHECKS = [
 ]
 
 
-def refused(meshgen, d, fails):
+def refused(meshgen, d, checks):
     for name, text, check, where in REFUSED:
-        path = os.path.join(d, name)
-        with open(path, "w") as f:
-            f.write("meshgen: 1\n" + text)
-        p = subprocess.run([meshgen, "validate", "--inventory", INV, name], cwd=d,
-                           capture_output=True, text=True)
+        mgtest.write(os.path.join(d, name), "meshgen: 1\n" + text)
+        p = mgtest.meshgen(meshgen, "validate", "--inventory", INV, name, cwd=d, text=True)
         want = f"{name}:{where}: error:"
-        if p.returncode != 1 or want not in p.stderr or f"[{check}]" not in p.stderr:
-            fails.append(f"{name}: expected exit 1 with {want} ... [{check}], got exit "
-                         f"{p.returncode}: {p.stderr.strip()}")
+        checks.check(p.returncode == 1 and want in p.stderr and f"[{check}]" in p.stderr,
+                    f"{name}: expected exit 1 with {want} ... [{check}], got exit "
+                    f"{p.returncode}: {p.stderr.strip()}")
 
 
 def program(cxx=False):
@@ -115,86 +112,63 @@ def program(cxx=False):
     return "\n".join(lines) + "\n"
 
 
-def cxx_compiler(cc):
-    """The C++ compiler beside cc (g++ for gcc, clang++ for clang), or None."""
-    base = os.path.basename(cc)
-    for c, cxx in (("clang", "clang++"), ("gcc", "g++"), ("cc", "c++")):
-        if base.startswith(c):
-            path = os.path.join(os.path.dirname(cc), cxx + base[len(c):])
-            return path if os.access(path, os.X_OK) else None
-    return None
-
-
-def cxx_pass(cc, include, out, runtime_srcs, d, srcs, fails):
+def cxx_pass(cc, include, out, runtime_srcs, d, srcs, checks):
     """The same program as C++17, linked with the tables and the runtime
     compiled as C."""
-    cxx = cxx_compiler(cc)
+    cxx = mgtest.cxx_beside(cc)
     if cxx is None:
         print(f"no C++ compiler beside {cc}: the C++ pass is skipped")
         return
-    main_cpp = os.path.join(d, "main.cpp")
-    with open(main_cpp, "w") as f:
-        f.write(program(cxx=True))
+    main_cpp = mgtest.write(os.path.join(d, "main.cpp"), program(cxx=True))
     objs = []
     for src in srcs + runtime_srcs:
         obj = os.path.join(d, os.path.basename(src) + ".o")
-        p = subprocess.run([cc, "-std=c11", "-I", include, "-I", out, "-c", src, "-o", obj],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            fails.append(f"{cc} -c {src}:\n{p.stderr}")
+        p = mgtest.run([cc, "-std=c11", "-I", include, "-I", out, "-c", src, "-o", obj], text=True)
+        if not checks.check(p.returncode == 0, f"{cc} -c {src}:\n{p.stderr}"):
             return
         objs.append(obj)
     exe = os.path.join(d, "names_cxx")
-    p = subprocess.run([cxx, "-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I",
-                        include, "-I", out, "-o", exe, main_cpp] + objs,
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        fails.append(f"{cxx}: the generated headers do not build as C++17:\n{p.stderr}")
+    p = mgtest.run([cxx, "-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I",
+                    include, "-I", out, "-o", exe, main_cpp] + objs, text=True)
+    if not checks.check(p.returncode == 0,
+                       f"{cxx}: the generated headers do not build as C++17:\n{p.stderr}"):
         return
-    p = subprocess.run([exe], capture_output=True, text=True)
-    if p.returncode != 0 or f"{len(CHECKS)} checks" not in p.stdout:
-        fails.append(f"the C++ program found wrong values:\n{p.stdout}")
-    else:
+    p = mgtest.run([exe], text=True)
+    if checks.check(p.returncode == 0 and f"{len(CHECKS)} checks" in p.stdout,
+                   f"the C++ program found wrong values:\n{p.stdout}"):
         print(f"C++17 ({cxx}): the headers build and the values hold")
 
 
 def main():
     meshgen, include, cc = sys.argv[1:4]
     runtime_srcs = sys.argv[4:]
-    fails = []
-    with tempfile.TemporaryDirectory() as d:
-        refused(meshgen, d, fails)
+    checks = mgtest.Checks("names")
+    with mgtest.tempdir("names") as d:
+        refused(meshgen, d, checks)
         out = os.path.join(d, "out")
         os.mkdir(out)
         for name, text in ACCEPTED.items():
-            spec = os.path.join(d, name + ".yaml")
-            with open(spec, "w") as f:
-                f.write(f"meshgen: 1\nname: {name}\n" + text)
-            p = subprocess.run([meshgen, "generate", "--inventory", INV, "--groups", "always",
-                                spec, "-o", out], capture_output=True, text=True)
-            if p.returncode != 0:
-                fails.append(f"{name}: generate exit {p.returncode}: {p.stderr.strip()}")
-        if not fails:
-            main_c = os.path.join(d, "main.c")
-            with open(main_c, "w") as f:
-                f.write(program())
+            spec = mgtest.write(os.path.join(d, name + ".yaml"),
+                                f"meshgen: 1\nname: {name}\n" + text)
+            p = mgtest.meshgen(meshgen, "generate", "--inventory", INV, "--groups", "always", spec,
+                               "-o", out, text=True)
+            checks.check(p.returncode == 0,
+                        f"{name}: generate exit {p.returncode}: {p.stderr.strip()}")
+        if not checks.fails:
+            main_c = mgtest.write(os.path.join(d, "main.c"), program())
             exe = os.path.join(d, "names")
             srcs = [os.path.join(out, n + "_mesh.c") for n in ACCEPTED]
-            p = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
-                                "-I", include, "-I", out, "-o", exe, main_c] + runtime_srcs + srcs,
-                               capture_output=True, text=True)
-            if p.returncode != 0:
-                fails.append(f"{cc}: the meshes do not build into one program:\n{p.stderr}")
-            else:
-                p = subprocess.run([exe], capture_output=True, text=True)
-                if p.returncode != 0 or f"{len(CHECKS)} checks" not in p.stdout:
-                    fails.append(f"the program found wrong values:\n{p.stdout}")
-                cxx_pass(cc, include, out, runtime_srcs, d, srcs, fails)
-    for f in fails:
-        print("FAIL:", f)
-    print(f"{len(REFUSED)} refused, {len(ACCEPTED)} meshes in one program, {len(CHECKS)} values: "
-          + ("failed" if fails else "ok"))
-    return 1 if fails else 0
+            p = mgtest.run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+                            "-I", include, "-I", out, "-o", exe, main_c] + runtime_srcs + srcs,
+                           text=True)
+            if checks.check(p.returncode == 0,
+                           f"{cc}: the meshes do not build into one program:\n{p.stderr}"):
+                p = mgtest.run([exe], text=True)
+                checks.check(p.returncode == 0 and f"{len(CHECKS)} checks" in p.stdout,
+                            f"the program found wrong values:\n{p.stdout}")
+                cxx_pass(cc, include, out, runtime_srcs, d, srcs, checks)
+    return checks.done(f"{len(REFUSED)} refused, {len(ACCEPTED)} meshes in one program, "
+                      f"{len(CHECKS)} values")
 
 
 if __name__ == "__main__":

@@ -19,34 +19,38 @@
 """
 import os
 import re
+import resource
 import shutil
-import subprocess
+import signal
 import sys
-import tempfile
+
+import mgtest
+from mgtest import snapshot
 
 MESH_A = "dp:2,tp:4"
 MESH_B = "dp:4,tp:2"
-INV = "synthetic:pack:2 core:4 pu:1"
+INV = mgtest.INV
 
 
 def gen(meshgen, out, mesh, extra=(), preexec=None):
-    return subprocess.run([meshgen, "generate", "--mesh", mesh, "--inventory", INV, "--name",
-                           "trust", "-o", out] + list(extra), capture_output=True,
-                          preexec_fn=preexec)
+    return mgtest.meshgen(meshgen, "generate", "--mesh", mesh, "--inventory", INV, "--name",
+                          "trust", "-o", out, *extra, preexec=preexec)
 
 
-def snapshot(d):
-    return {f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))
-            if os.path.isfile(os.path.join(d, f))}
+def compiles(cc, inc, out, c_path):
+    """Whether the tables compile against the runtime headers under inc."""
+    return mgtest.run([cc, "-std=c11", "-fsyntax-only", "-I", inc, "-I", out, c_path], text=True)
 
 
 def main():
     meshgen, include, cc = sys.argv[1], sys.argv[2], sys.argv[3]
-    fails = []
-    with tempfile.TemporaryDirectory() as t:
+    checks = mgtest.Checks("output trust")
+    fail = checks.fail
+    with mgtest.tempdir("output-trust") as t:
         out = os.path.join(t, "out")
         os.mkdir(out)
-        assert gen(meshgen, out, MESH_A).returncode == 0
+        if gen(meshgen, out, MESH_A).returncode != 0:
+            mgtest.die("the first generate failed")
         before = snapshot(out)
 
         # 1. The .c cannot be replaced: neither is.
@@ -56,45 +60,40 @@ def main():
         os.mkdir(os.path.join(c_path, "keep"))  # a non-empty dir: rename onto it fails
         p = gen(meshgen, out, MESH_B)
         if p.returncode != 2:
-            fails.append(f"failed write: exit {p.returncode}, expected 2")
-        if open(os.path.join(out, "trust_mesh.h"), "rb").read() != before["trust_mesh.h"]:
-            fails.append("failed write: the .h changed although the .c could not be written")
-        leftovers = [f for f in os.listdir(out) if f.endswith(".lock")]
-        if leftovers:
-            fails.append(f"failed write: lock files left behind: {leftovers}")
+            fail(f"failed write: exit {p.returncode}, expected 2")
+        if mgtest.read(os.path.join(out, "trust_mesh.h")) != before["trust_mesh.h"]:
+            fail("failed write: the .h changed although the .c could not be written")
+        if mgtest.locks(out):
+            fail(f"failed write: lock files left behind: {mgtest.locks(out)}")
         shutil.rmtree(c_path)
         os.rename(c_path + ".saved", c_path)
 
         # 2. A write that fails midway, under a file-size limit.
-        import resource
-
         def limit():
             resource.setrlimit(resource.RLIMIT_FSIZE, (512, 512))
         p = gen(meshgen, out, MESH_B, preexec=limit)
         if p.returncode != 2 or b"File too large" not in p.stderr:
-            fails.append(f"write over the size limit: exit {p.returncode}, expected 2 {p.stderr!r}")
+            fail(f"write over the size limit: exit {p.returncode}, expected 2 {p.stderr!r}")
         if snapshot(out) != before:
-            fails.append("write over the size limit: the outputs changed or a lock file stayed")
+            fail("write over the size limit: the outputs changed or a lock file stayed")
 
         # 3. A failed check writes nothing.
         p = gen(meshgen, out, "dp:3,tp:4")
         if p.returncode != 1 or snapshot(out) != before:
-            fails.append("failed check: outputs changed or wrong exit code")
+            fail("failed check: outputs changed or wrong exit code")
 
         # 4. A result larger than stdout may take: exit 2, said on stderr.
-        import signal
-
         def small_stdout():
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (256, 256))
         with open(os.path.join(t, "resolve.json"), "wb") as sink:
-            p = subprocess.run([meshgen, "resolve", "--mesh", MESH_A, "--inventory", INV],
-                               stdout=sink, stderr=subprocess.PIPE, preexec_fn=small_stdout)
+            p = mgtest.meshgen(meshgen, "resolve", "--mesh", MESH_A, "--inventory", INV,
+                               stdout=sink, preexec=small_stdout)
         if p.returncode != 2 or b"cannot write the output" not in p.stderr:
-            fails.append(f"unwritable stdout: exit {p.returncode}, stderr {p.stderr!r}")
+            fail(f"unwritable stdout: exit {p.returncode}, stderr {p.stderr!r}")
 
         # 5. Version guards, both directions, and the ABI.
-        hdr = open(os.path.join(include, "meshgen", "meshgen.h")).read()
+        hdr = mgtest.read_text(os.path.join(include, "meshgen", "meshgen.h"))
         cases = [
             ("runtime too old", re.sub(r"#define MESHGEN_VERSION_MINOR \d+",
                                        "#define MESHGEN_VERSION_MINOR 0", hdr),
@@ -108,34 +107,31 @@ def main():
         for name, text, message in cases:
             inc = os.path.join(t, "inc-" + name.replace(" ", "-"))
             os.makedirs(os.path.join(inc, "meshgen"))
-            open(os.path.join(inc, "meshgen", "meshgen.h"), "w").write(text)
-            p = subprocess.run([cc, "-std=c11", "-fsyntax-only", "-I", inc, "-I", out, c_path],
-                               capture_output=True, text=True)
+            mgtest.write(os.path.join(inc, "meshgen", "meshgen.h"), text)
+            p = compiles(cc, inc, out, c_path)
             if p.returncode == 0 or message not in p.stderr:
-                fails.append(f"version guard '{name}': compiled={p.returncode == 0}, "
+                fail(f"version guard '{name}': compiled={p.returncode == 0}, "
                              f"stderr lacks {message!r}")
-        p = subprocess.run([cc, "-std=c11", "-fsyntax-only", "-I", include, "-I", out, c_path],
-                           capture_output=True, text=True)
+        p = compiles(cc, include, out, c_path)
         if p.returncode != 0:
-            fails.append(f"the matching headers do not compile the tables: {p.stderr}")
+            fail(f"the matching headers do not compile the tables: {p.stderr}")
 
         # 5b. The gate is the minimum runtime version, not the generator's:
         # runtime headers of exactly that version compile the tables, one
         # patch older do not.
         min_rt = int(re.search(r"#define MESHGEN_MIN_RUNTIME_VERSION (\d+)", hdr).group(1))
-        gate = open(os.path.join(out, "trust_mesh.h")).read()
+        gate = mgtest.read_text(os.path.join(out, "trust_mesh.h"))
         if f"MESHGEN_VERSION_NUMBER < {min_rt}\n" not in gate:
-            fails.append(f"the header's gate is not MESHGEN_MIN_RUNTIME_VERSION ({min_rt})")
+            fail(f"the header's gate is not MESHGEN_MIN_RUNTIME_VERSION ({min_rt})")
         for version, ok in ((min_rt, True), (min_rt - 1, False)):
             text = re.sub(r"(#define MESHGEN_VERSION_NUMBER)\s*\\?\n?[^\n]*\n",
                           rf"\1 {version}\n", hdr, count=1)
             inc = os.path.join(t, f"inc-runtime-{version}")
             os.makedirs(os.path.join(inc, "meshgen"))
-            open(os.path.join(inc, "meshgen", "meshgen.h"), "w").write(text)
-            p = subprocess.run([cc, "-std=c11", "-fsyntax-only", "-I", inc, "-I", out, c_path],
-                               capture_output=True, text=True)
+            mgtest.write(os.path.join(inc, "meshgen", "meshgen.h"), text)
+            p = compiles(cc, inc, out, c_path)
             if (p.returncode == 0) != ok:
-                fails.append(f"runtime headers of version {version}: compiled="
+                fail(f"runtime headers of version {version}: compiled="
                              f"{p.returncode == 0}, expected {ok}: {p.stderr[:300]}")
         # 6. Write only on change: the same outputs again keep their files
         # and mtimes (generate with --depfile, show --svg, inventory
@@ -151,9 +147,9 @@ def main():
                          "--depfile", dep],
                         ["show", "--mesh", mesh, "--svg", svg, "--color", "never"],
                         ["inventory", "--export", xml]):
-                p = subprocess.run([meshgen] + cmd + ["--inventory", INV], capture_output=True)
+                p = mgtest.meshgen(meshgen, *cmd, "--inventory", INV)
                 if p.returncode != 0:
-                    fails.append(f"write only on change: {cmd[0]} exit {p.returncode}")
+                    fail(f"write only on change: {cmd[0]} exit {p.returncode}")
 
         def stamps():
             return {f: os.stat(os.path.join(kept, f)).st_mtime_ns for f in os.listdir(kept)}
@@ -164,19 +160,16 @@ def main():
             os.utime(os.path.join(kept, f), ns=(m, m))
         write_all(MESH_A)
         if stamps() != past:
-            fails.append(f"write only on change: identical outputs were rewritten: "
+            fail(f"write only on change: identical outputs were rewritten: "
                          f"{past} became {stamps()}")
         write_all(MESH_B)
         moved = sorted(f for f, m in stamps().items() if m != past.get(f))
         if moved != ["trust.svg", "trust_mesh.c", "trust_mesh.h"]:
-            fails.append(f"write only on change: a new mesh replaced {moved}, expected the "
+            fail(f"write only on change: a new mesh replaced {moved}, expected the "
                          f".h, the .c and the SVG (the depfile and the snapshot are the same)")
         if sorted(os.listdir(kept)) != sorted(first):
-            fails.append(f"write only on change: files left behind: {sorted(os.listdir(kept))}")
-    for f in fails:
-        print("FAIL:", f)
-    print(f"output trust: {len(fails)} failures")
-    sys.exit(1 if fails else 0)
+            fail(f"write only on change: files left behind: {sorted(os.listdir(kept))}")
+    checks.exit()
 
 
 if __name__ == "__main__":

@@ -25,13 +25,10 @@ import re
 import subprocess
 import sys
 
-fails = []
+import mgtest
 
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        fails.append(what)
+CHECKS = mgtest.Checks("readme commands")
+check = CHECKS.check
 
 
 def dry_run(source, build, target):
@@ -111,8 +108,7 @@ def main():
     test(source, build)
     valgrind(source, build)
     readme(source)
-    print(f"readme commands: {len(fails)} failures")
-    sys.exit(1 if fails else 0)
+    CHECKS.exit()
 
 
 if __name__ == "__main__":

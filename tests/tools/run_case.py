@@ -36,12 +36,13 @@ valgrind command line) meshgen runs under it. meshgen runs in the case's
 directory with LC_ALL=C and NO_COLOR unset, so the text is the same on
 every machine.
 """
-import difflib
 import os
 import re
 import shlex
 import subprocess
 import sys
+
+import mgtest
 
 UPDATE_ENV = "MESHGEN_UPDATE_CASES"
 
@@ -127,15 +128,13 @@ def check_pin(name, pin, err, update):
         return [f"no pinned stderr {os.path.basename(pin)}; write it with {UPDATE_ENV}=1"]
     if expected == err:
         return []
-    diff = difflib.unified_diff(expected.splitlines(keepends=True), err.splitlines(keepends=True),
-                                f"{name} (pinned)", f"{name} (meshgen now)")
-    text = "".join(d if d.endswith("\n") else d + "\n\\ no newline at end\n" for d in diff)
+    text = mgtest.diff(expected, err, f"{name} (pinned)", f"{name} (meshgen now)")
     return [f"stderr differs from {os.path.basename(pin)} (rewrite it with {UPDATE_ENV}=1 if "
             f"the change is deliberate):\n{text}"]
 
 
 def run_plain(args, cwd, env):
-    return subprocess.run(args, capture_output=True, timeout=300, cwd=cwd, env=env)
+    return mgtest.run(args, cwd=cwd, env=env, timeout=300)
 
 
 def run_on_tty(args, cwd, env):

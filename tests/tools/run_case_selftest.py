@@ -7,28 +7,24 @@ pin to what meshgen prints, and no pin in the cases directory is orphaned.
 """
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import mgtest
+
 CASE = "axis_twice"  # self-contained: a synthetic inventory, two lines of stderr
 
 
 def runner(meshgen, case, update=False):
-    env = dict(os.environ)
-    env.pop("MESHGEN_UPDATE_CASES", None)
-    env.pop("MESHGEN_WRAPPER", None)
-    if update:
-        env["MESHGEN_UPDATE_CASES"] = "1"
-    p = subprocess.run([sys.executable, os.path.join(HERE, "run_case.py"), meshgen, case],
-                       capture_output=True, text=True, env=env, timeout=120)
+    env = mgtest.env_with(MESHGEN_UPDATE_CASES="1" if update else None, MESHGEN_WRAPPER=None)
+    p = mgtest.run([sys.executable, os.path.join(mgtest.HERE, "run_case.py"), meshgen, case],
+                   text=True, env=env, timeout=120)
     return p.returncode, p.stdout + p.stderr
 
 
 def expect(cond, what, output):
+    """Each step needs the one before it: the first failure ends the test."""
     if not cond:
-        sys.exit(f"FAIL: {what}\n{output}")
+        mgtest.die(f"{what}\n{output}")
 
 
 def main():
@@ -36,19 +32,18 @@ def main():
     orphans = [f for f in sorted(os.listdir(cases))
                if f.endswith(".stderr") and not os.path.exists(os.path.join(cases, f[:-7] + ".yaml"))]
     expect(not orphans, f"pins without a case: {orphans}", "")
-    with tempfile.TemporaryDirectory() as t:
+    with mgtest.tempdir("case-runner") as t:
         case, pin = os.path.join(t, CASE + ".yaml"), os.path.join(t, CASE + ".stderr")
         shutil.copy(os.path.join(cases, CASE + ".yaml"), case)
         shutil.copy(os.path.join(cases, CASE + ".stderr"), pin)
-        original = open(pin).read()
+        original = mgtest.read_text(pin)
         expect("appears twice" in original and "note: first defined here" in original,
                "the pin holds the error and its note", original)
 
         rc, out = runner(meshgen, case)
         expect(rc == 0, "the case passes with its pin", out)
 
-        with open(pin, "w") as f:
-            f.write(original.replace("appears twice", "is given twice"))
+        mgtest.write(pin, original.replace("appears twice", "is given twice"))
         rc, out = runner(meshgen, case)
         expect(rc != 0, "a changed word fails the case", out)
         for line in (f"--- {CASE}.yaml (pinned)", f"+++ {CASE}.yaml (meshgen now)",
@@ -57,8 +52,7 @@ def main():
                      " axis_twice.yaml:8:10: note: first defined here"):
             expect(line in out, f"the failure shows a unified diff with {line!r}", out)
 
-        with open(pin, "w") as f:
-            f.write(original + "extra.yaml:1:1: warning: a warning that is no more [x]\n")
+        mgtest.write(pin, original + "extra.yaml:1:1: warning: a warning that is no more [x]\n")
         rc, out = runner(meshgen, case)
         expect(rc != 0 and "-extra.yaml:1:1: warning" in out, "a lost warning fails", out)
 
@@ -67,7 +61,7 @@ def main():
         expect(rc != 0 and "no pinned stderr" in out, "a missing pin fails", out)
 
         rc, out = runner(meshgen, case, update=True)
-        expect(rc == 0 and open(pin).read() == original, "update mode rewrites the pin", out)
+        expect(rc == 0 and mgtest.read_text(pin) == original, "update mode rewrites the pin", out)
         rc, out = runner(meshgen, case)
         expect(rc == 0, "the rewritten pin passes", out)
     print("ok")

@@ -32,12 +32,12 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
-import tempfile
 
 import jsonschema
 import yaml
+
+import mgtest
 
 STRUCTURAL = {
     "key-unknown", "key-required", "type-mismatch", "enum-value", "format-version",
@@ -104,9 +104,7 @@ def main():
     for name in ("mesh", "inventory", "resolve"):
         path = os.path.join(root, f"schemas/{name}.schema.json")
         schemas[name] = path
-        jsonschema.Draft202012Validator.check_schema(json.load(open(path)))
-    py = {n: jsonschema.Draft202012Validator(json.load(open(p))) for n, p in schemas.items()}
-    validate_js = os.path.join(root, "tools/npm/validate.js")
+        jsonschema.Draft202012Validator.check_schema(json.loads(mgtest.read(path)))
     if not shutil.which(node):
         sys.exit(f"schema: no node ('{node}'): scripts/setup-deps.sh installs nodejs and npm")
     if not os.path.exists(os.path.join(root, "tools/npm/node_modules/ajv/package.json")):
@@ -142,14 +140,13 @@ def main():
              + glob.glob(os.path.join(root, "tests/data/inventory/*.yaml"))
              + glob.glob(os.path.join(root, "tests/cases/inventories/*.yaml")))
     for path in sorted(valid):
-        add_yaml(path, open(path, encoding="utf-8").read(), True)
+        add_yaml(path, mgtest.read_text(path), True)
 
     def judge(path, options):
         """Adds a file with the verdict meshgen's own checks give it."""
         nonlocal skipped
-        r = subprocess.run([meshgen, "validate", "--format", "json"] + options
-                           + [os.path.basename(path)],
-                           capture_output=True, text=True, cwd=os.path.dirname(path))
+        r = mgtest.meshgen(meshgen, "validate", "--format", "json", *options,
+                           os.path.basename(path), text=True, cwd=os.path.dirname(path))
         # 2: an input the spec names cannot be read (an I/O error).
         if r.returncode not in (0, 1, 2):
             sys.exit(f"schema: meshgen validate {path} failed ({r.returncode}): {r.stderr}")
@@ -161,10 +158,10 @@ def main():
         if checks & UNJUDGED:
             skipped += 1
             return
-        add_yaml(path, open(path, encoding="utf-8", errors="replace").read(), expectation(checks))
+        add_yaml(path, mgtest.read(path).decode("utf-8", "replace"), expectation(checks))
 
     for path in sorted(glob.glob(os.path.join(root, "tests/cases/*.yaml"))):
-        text = open(path, encoding="utf-8", errors="replace").read()
+        text = mgtest.read(path).decode("utf-8", "replace")
         command = shlex.split(re.search(r"^# meshgen:[ \t]*(.*)$", text, re.M).group(1))
         if re.search(r"^# (no-file|exit: 2)", text, re.M) or "{file}" in command:
             skipped += 1
@@ -181,23 +178,22 @@ def main():
         judge(path, [])
 
     # A spec too large to keep as a fixture: one sharding past the limit.
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "shardings_count.yaml")
-        with open(path, "w", encoding="utf-8") as out:
-            out.write("meshgen: 1\nname: many\nmesh: {axes: [dp], shape: [-1]}\nshardings:\n")
-            out.writelines(f"  s{i}: [dp]\n" for i in range(4097))
-        judge(path, ["--inventory", "synthetic:pack:1 core:2 pu:1"])
+    with mgtest.tempdir("schema") as tmp:
+        path = mgtest.write(os.path.join(tmp, "shardings_count.yaml"),
+                            "meshgen: 1\nname: many\nmesh: {axes: [dp], shape: [-1]}\nshardings:\n"
+                            + "".join(f"  s{i}: [dp]\n" for i in range(4097)))
+        judge(path, ["--inventory", mgtest.SMALL_INV])
 
     resolved = []
     meshes = sorted(glob.glob(os.path.join(root, "configs/meshes/*.yaml"))
                     + glob.glob(os.path.join(root, "configs/examples/*.yaml")))
     for path in meshes:
-        r = subprocess.run([meshgen, "resolve", path], capture_output=True, text=True)
+        r = mgtest.meshgen(meshgen, "resolve", path, text=True)
         if r.returncode != 0:
             sys.exit(f"schema: meshgen resolve {path} failed ({r.returncode}): {r.stderr}")
         resolved.append((f"resolve {os.path.relpath(path, root)}", json.loads(r.stdout)))
     for path in sorted(glob.glob(os.path.join(root, "tests/golden/*/expected/resolve.json"))):
-        resolved.append((os.path.relpath(path, root), json.load(open(path))))
+        resolved.append((os.path.relpath(path, root), json.loads(mgtest.read(path))))
     for label, doc in resolved:
         add(label, "resolve", doc, True)
     base = next((r for r in resolved if r[1]["shardings"] and r[1]["mpmd"]), None)
@@ -208,25 +204,14 @@ def main():
 
     # Both validators read the instance from the same JSON text.
     verdicts = {"python3-jsonschema": {}, "ajv": {}}
-    with tempfile.TemporaryDirectory() as tmp:
-        files = {name: [] for name in schemas}
-        for i, (label, schema, text, _) in enumerate(items):
-            instance = os.path.join(tmp, f"{i}.json")
-            with open(instance, "w", encoding="utf-8") as out:
-                out.write(text)
-            files[schema].append(instance)
-            errs = list(py[schema].iter_errors(json.loads(text)))
-            verdicts["python3-jsonschema"][i] = (not errs, errs[0].message if errs else "")
-        for schema, paths in files.items():
-            r = subprocess.run([node, validate_js, schemas[schema]] + paths,
-                               capture_output=True, text=True)
-            if r.returncode not in (0, 1):
-                sys.exit(f"schema: ajv failed on {schema}.schema.json ({r.returncode}): "
-                         f"{r.stderr}{r.stdout}")
-            for line in r.stdout.splitlines():
-                m = re.match(r"^(.*?/(\d+)\.json): (valid|invalid)(?:: (.*))?$", line)
-                if m:
-                    verdicts["ajv"][int(m.group(2))] = (m.group(3) == "valid", m.group(4) or "")
+    for schema in schemas:
+        mine = [i for i, item in enumerate(items) if item[1] == schema]
+        judged = mgtest.validate(root, node, schemas[schema],
+                                 [(items[i][0], items[i][2]) for i in mine])
+        for i, (py_ok, py_why, ajv_ok, ajv_said) in zip(mine, judged):
+            verdicts["python3-jsonschema"][i] = (py_ok, py_why)
+            if ajv_said != "no verdict":
+                verdicts["ajv"][i] = (ajv_ok, ajv_said)
 
     fails = []
     for i, (label, schema, _, expected) in enumerate(items):

@@ -47,25 +47,20 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 
+import mgtest
+
 NS = "{http://www.w3.org/2000/svg}"
-FAILS = []
-
-
-def check(ok, what):
-    if not ok:
-        FAILS.append(what)
-        print("FAIL:", what)
+T = mgtest.Checks("svg")
+check = T.check
 
 
 def show(meshgen, spec, svg, *options):
-    r = subprocess.run([meshgen, "show", "--color=never", "--svg", svg] + list(options)
-                       + ([spec] if spec else []),
-                       capture_output=True, text=True)
+    r = mgtest.meshgen(meshgen, "show", "--color=never", "--svg", svg, *options,
+                       *([spec] if spec else []), text=True)
     if r.returncode != 0:
-        sys.exit(f"svg: meshgen show {spec} {' '.join(options)} failed: {r.stderr}")
+        mgtest.die(f"svg: meshgen show {spec} {' '.join(options)} failed: {r.stderr}")
     return ET.parse(svg).getroot()
 
 
@@ -118,7 +113,7 @@ def test_configs(root, meshgen, tmp):
         # no live discovery runs (hwloc's PCI plugin leaks under ASan).
         live = ["--inventory", "synthetic:pack:2 core:4 pu:1"] \
             if os.sep + "examples" + os.sep in spec else []
-        r = subprocess.run([meshgen, "resolve", spec] + live, capture_output=True, text=True)
+        r = mgtest.meshgen(meshgen, "resolve", spec, *live, text=True)
         resolved = json.loads(r.stdout)
         svg = os.path.join(tmp, name + ".svg")
         pic = show(meshgen, spec, svg, *live)
@@ -130,7 +125,7 @@ def test_configs(root, meshgen, tmp):
         check(len(set(names)) == len(names) == min(32, len(hosts)) and set(names) <= hosts,
               f"{name}: legend {names}, hosts {sorted(hosts)}")
         if rsvg:
-            p = subprocess.run([rsvg, svg, "-o", svg + ".png"], capture_output=True, text=True)
+            p = mgtest.run([rsvg, svg, "-o", svg + ".png"], text=True)
             check(p.returncode == 0, f"{name}: rsvg-convert: {p.stderr}")
     print(f"svg: {len(meshes)} configs drawn" + ("" if rsvg else
                                                   " (no rsvg-convert: not rendered)"))
@@ -154,9 +149,8 @@ def test_color_by(root, meshgen, tmp):
 def test_long_names(meshgen, tmp):
     long = "gpu-node-in-rack-seventeen-of-the-west-hall"
     inv = os.path.join(tmp, "long.yaml")
-    with open(inv, "w", encoding="utf-8") as f:
-        f.write(f"meshgen-inventory: 1\nhosts:\n  - names: {long}[1-2]\n"
-                "    synthetic: 'pack:1 core:2 pu:1'\n")
+    mgtest.write(inv, f"meshgen-inventory: 1\nhosts:\n  - names: {long}[1-2]\n"
+                      "    synthetic: 'pack:1 core:2 pu:1'\n")
     pic = show(meshgen, None, os.path.join(tmp, "long.svg"), "--inventory", inv,
                "--mesh", "dp:2,tp:2")
     squares = cells(pic)
@@ -167,14 +161,7 @@ def test_long_names(meshgen, tmp):
 
 
 def test_million(root, meshgen, tmp):
-    topo = os.path.join(root, "configs/inventories/hwloc/nvidiaDGX2.xml")
-    inv, spec, svg = (os.path.join(tmp, n) for n in ("inv1m.yaml", "big.yaml", "big.svg"))
-    with open(inv, "w", encoding="utf-8") as f:
-        f.write(f"meshgen-inventory: 1\nhosts:\n  - names: n[00001-65536]\n"
-                f"    topology: {topo}\n")
-    with open(spec, "w", encoding="utf-8") as f:
-        f.write("meshgen: 1\nname: big\ninventory: inv1m.yaml\nmesh:\n"
-                "  axes: [pp, dp, fsdp, tp]\n  shape: [4, -1, 64, 16]\n")
+    spec, svg = big_mesh(root, tmp), os.path.join(tmp, "big.svg")
     pic = show(meshgen, spec, svg)
     size = os.path.getsize(svg)
     blocks = [r for r in pic.iter(NS + "rect") if r.get("class") == "block"]
@@ -260,12 +247,10 @@ def check_torus(label, pic, resolved, wraps):
 def tpu_inventory(tmp, name, family, topology, hosts, shape, slice_name=None):
     inv, spec = (os.path.join(tmp, name + e) for e in (".inv.yaml", ".yaml"))
     quoted = "'" + (slice_name or name).replace("'", "''") + "'"
-    with open(inv, "w", encoding="utf-8") as f:
-        f.write(f"meshgen-inventory: 1\nhosts:\n  - names: {name}-w[0-{hosts - 1}]\n"
-                f"    tpu: {family}\n    topology: {topology}\n    slice: {quoted}\n")
-    with open(spec, "w", encoding="utf-8") as f:
-        f.write(f"meshgen: 1\nname: {name}\ninventory: {name}.inv.yaml\nmesh:\n"
-                f"  axes: [dp, tp]\n  shape: {shape}\n")
+    mgtest.write(inv, f"meshgen-inventory: 1\nhosts:\n  - names: {name}-w[0-{hosts - 1}]\n"
+                      f"    tpu: {family}\n    topology: {topology}\n    slice: {quoted}\n")
+    mgtest.write(spec, f"meshgen: 1\nname: {name}\ninventory: {name}.inv.yaml\nmesh:\n"
+                       f"  axes: [dp, tp]\n  shape: {shape}\n")
     return spec
 
 
@@ -280,7 +265,7 @@ def test_torus(root, meshgen, tmp):
                             "pod <a> & \"b\" 'c'"), {"x", "y"})]
     for spec, wraps in cases:
         name = os.path.basename(spec)
-        r = subprocess.run([meshgen, "resolve", spec], capture_output=True, text=True)
+        r = mgtest.meshgen(meshgen, "resolve", spec, text=True)
         pic = show(meshgen, spec, os.path.join(tmp, name + ".torus.svg"))
         check_torus(name, pic, json.loads(r.stdout), wraps)
     big = tpu_inventory(tmp, "v5p_6144", "v5p", "16x16x24", 1536, "[-1, 16]")
@@ -301,12 +286,10 @@ def test_noncharacters(meshgen, tmp):
     and '-._' only) still gives a document that parses, the characters
     shown as '?'."""
     inv, spec = (os.path.join(tmp, "nonchar" + e) for e in (".inv.yaml", ".yaml"))
-    with open(inv, "w", encoding="utf-8") as f:
-        f.write('meshgen-inventory: 1\nhosts:\n  - names: h-w[0-1]\n'
-                '    tpu: v5e\n    topology: 2x4\n    slice: "s\\uFFFEx\\uFFFF"\n')
-    with open(spec, "w", encoding="utf-8") as f:
-        f.write("meshgen: 1\nname: nonchar\ninventory: nonchar.inv.yaml\nmesh:\n"
-                "  axes: [dp, tp]\n  shape: [-1, 4]\n")
+    mgtest.write(inv, 'meshgen-inventory: 1\nhosts:\n  - names: h-w[0-1]\n'
+                      '    tpu: v5e\n    topology: 2x4\n    slice: "s\\uFFFEx\\uFFFF"\n')
+    mgtest.write(spec, "meshgen: 1\nname: nonchar\ninventory: nonchar.inv.yaml\nmesh:\n"
+                       "  axes: [dp, tp]\n  shape: [-1, 4]\n")
     svg = os.path.join(tmp, "nonchar.svg")
     try:
         pic = show(meshgen, spec, svg)
@@ -366,8 +349,7 @@ def ciede2000(lab1, lab2):
 
 def synthetic_inventory(tmp, name, hostlist, extra=""):
     path = os.path.join(tmp, name)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(f"meshgen-inventory: 1\nhosts:\n{hostlist}{extra}")
+    mgtest.write(path, f"meshgen-inventory: 1\nhosts:\n{hostlist}{extra}")
     return path
 
 
@@ -409,8 +391,8 @@ def test_legend_order(meshgen, tmp):
     pic = show(meshgen, None, os.path.join(tmp, "order.svg"), "--inventory", inv,
                "--mesh", "dp:3,tp:2")
     check(legend(pic) == ["node1", "node2", "node10"], f"legend order: {legend(pic)}")
-    r = subprocess.run([meshgen, "show", "--color=never", "--inventory", inv, "--mesh", "dp:3,tp:2"],
-                       capture_output=True, text=True)
+    r = mgtest.meshgen(meshgen, "show", "--color=never", "--inventory", inv, "--mesh", "dp:3,tp:2",
+                       text=True)
     check("hosts:  @0 node10  @1 node2  @2 node1\n" in r.stdout,
           f"text show: the host indices are not named: {r.stdout!r}")
 
@@ -439,9 +421,8 @@ def test_many_hosts(meshgen, tmp):
         f"  - names: r{k}n[001-100]\n    synthetic: 'pack:1 core:8 pu:1'\n    slice: rack-{k}\n"
         for k in (3, 1, 2)))
     spec = os.path.join(tmp, "k2spec.yaml")
-    with open(spec, "w", encoding="utf-8") as f:
-        f.write("meshgen: 1\nname: k2\ninventory: k2.yaml\nmesh:\n  axes: [dp, fsdp, tp]\n"
-                "  shape: [3, 100, 8]\n  granule: slice\n")
+    mgtest.write(spec, "meshgen: 1\nname: k2\ninventory: k2.yaml\nmesh:\n  axes: [dp, fsdp, tp]\n"
+                       "  shape: [3, 100, 8]\n  granule: slice\n")
     pic = show(meshgen, spec, os.path.join(tmp, "k2.svg"))
     sub = [t.text for t in pic.iter(NS + "text")][1]
     check(legend(pic) == ["rack-1", "rack-2", "rack-3"]
@@ -450,16 +431,14 @@ def test_many_hosts(meshgen, tmp):
 
 
 def big_mesh(root, tmp):
-    """1,048,576 devices: 65,536 DGX-2 hosts of 16 GPUs (test_million's)."""
+    """1,048,576 devices: 65,536 DGX-2 hosts of 16 GPUs; written once."""
     spec = os.path.join(tmp, "big.yaml")
     if not os.path.exists(spec):
         topo = os.path.join(root, "configs/inventories/hwloc/nvidiaDGX2.xml")
-        with open(os.path.join(tmp, "inv1m.yaml"), "w", encoding="utf-8") as f:
-            f.write(f"meshgen-inventory: 1\nhosts:\n  - names: n[00001-65536]\n"
-                    f"    topology: {topo}\n")
-        with open(spec, "w", encoding="utf-8") as f:
-            f.write("meshgen: 1\nname: big\ninventory: inv1m.yaml\nmesh:\n"
-                    "  axes: [pp, dp, fsdp, tp]\n  shape: [4, -1, 64, 16]\n")
+        mgtest.write(os.path.join(tmp, "inv1m.yaml"), "meshgen-inventory: 1\nhosts:\n"
+                     f"  - names: n[00001-65536]\n    topology: {topo}\n")
+        mgtest.write(spec, "meshgen: 1\nname: big\ninventory: inv1m.yaml\nmesh:\n"
+                           "  axes: [pp, dp, fsdp, tp]\n  shape: [4, -1, 64, 16]\n")
     return spec
 
 
@@ -475,13 +454,12 @@ def test_reader_goes_away(root, meshgen, tmp):
     rc = p.wait()
     check(rc == 2 and "error: cannot write the output: Broken pipe [io]" in err,
           f"show | head: exit {rc}, stderr {err[-300:]!r}")
-    check(os.path.exists(svg) and open(svg, "rb").read() == open(whole, "rb").read(),
+    check(os.path.exists(svg) and mgtest.read(svg) == mgtest.read(whole),
           "show | head: the SVG is missing or not whole")
 
 
 def test_text_cap(root, meshgen, tmp):
-    r = subprocess.run([meshgen, "show", "--color=never", big_mesh(root, tmp)],
-                       capture_output=True, text=True)
+    r = mgtest.meshgen(meshgen, "show", "--color=never", big_mesh(root, tmp), text=True)
     lines = r.stdout.splitlines()
     check(r.returncode == 0 and len(lines) < 1200 and len(r.stdout) < 400000
           and "(shown: rows 0-999 of 65536, columns 0-15 of 16; meshgen resolve lists every "
@@ -492,8 +470,8 @@ def test_text_cap(root, meshgen, tmp):
           f"ends {lines[-3:]}")
     inv = synthetic_inventory(tmp, "wide.yaml", "  - names: w[001-100]\n"
                               "    synthetic: 'pack:1 core:1000 pu:1'\n")
-    r = subprocess.run([meshgen, "show", "--color=never", "--inventory", inv, "--mesh", "x:100000"],
-                       capture_output=True, text=True)
+    r = mgtest.meshgen(meshgen, "show", "--color=never", "--inventory", inv, "--mesh", "x:100000",
+                       text=True)
     rows = [ln for ln in r.stdout.splitlines() if ln.startswith("      0@0 ")]
     check(len(rows) == 1 and rows[0].count("@") == 64 and rows[0].endswith(" ...")
           and "(shown: rows 0-0 of 1, columns 0-63 of 100000;" in r.stdout,
@@ -506,20 +484,15 @@ def test_golden(root, meshgen, tmp):
     for name, options in GOLDEN:
         svg = os.path.join(tmp, name + ".golden.svg")
         show(meshgen, os.path.join(root, "configs/meshes", name + ".yaml"), svg, *options)
-        golden = os.path.join(root, "tests/data/svg", name + ".svg")
-        got = open(svg, "rb").read()
-        if update:
-            with open(golden, "wb") as f:
-                f.write(got)
-            continue
-        check(os.path.exists(golden) and open(golden, "rb").read() == got,
-              f"{name}: the picture differs from tests/data/svg/{name}.svg "
-              "(MESHGEN_UPDATE_GOLDEN=1 rewrites it)")
+        diff = mgtest.golden(os.path.join(root, "tests/data/svg", name + ".svg"), mgtest.read(svg),
+                             update)
+        check(diff is None, f"{name}: the picture differs from tests/data/svg/{name}.svg "
+              f"(MESHGEN_UPDATE_GOLDEN=1 rewrites it):\n{diff}")
 
 
 def main():
     root, meshgen = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    with tempfile.TemporaryDirectory() as tmp:
+    with mgtest.tempdir("svg") as tmp:
         test_configs(root, meshgen, tmp)
         test_color_by(root, meshgen, tmp)
         test_long_names(meshgen, tmp)
@@ -532,8 +505,7 @@ def main():
         test_reader_goes_away(root, meshgen, tmp)
         test_text_cap(root, meshgen, tmp)
         test_golden(root, meshgen, tmp)
-    print(f"svg: {len(FAILS)} failures")
-    sys.exit(1 if FAILS else 0)
+    T.exit()
 
 
 if __name__ == "__main__":

@@ -21,32 +21,23 @@ names, a --mesh string, a --name and a --host that are not UTF-8 (a Latin-1
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 
-import jsonschema
+import mgtest
 
-SARIF_SCHEMA = "tools/npm/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"
-INV = b"synthetic:pack:1 core:2 pu:1"
+SARIF_SCHEMA = mgtest.SARIF_SCHEMA
+INV = mgtest.SMALL_INV.encode()
 BAD_NAME = b"meshgen: 1\nname: 2bad\nmesh: {axes: [dp], shape: [-1]}\n"
 GOOD = b"meshgen: 1\nname: good\nmesh: {axes: [dp], shape: [-1]}\n"
 # Byte strings that are not UTF-8, each in a file name.
 NOT_UTF8 = [b"lat\xe9n", b"x\xff", b"cut\xc3", b"over\xc0\xaflong"]
-FAILS = []
-
-
-def check(ok, what):
-    if not ok:
-        FAILS.append(what)
-        print("FAIL:", what)
+T = mgtest.Checks("utf8_formats")
+check = T.check
 
 
 def run(meshgen, args, cwd, env=None):
-    p = subprocess.run([os.fsencode(meshgen)] + args, cwd=cwd, capture_output=True, timeout=120,
-                       env=env)
+    p = mgtest.meshgen(os.fsencode(meshgen), *args, cwd=cwd, env=env, timeout=120)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -60,48 +51,30 @@ def utf8(label, data):
 
 
 class Validators:
-    """Both validators over raw output files: python3-jsonschema on what
-    json.loads makes of the bytes, ajv (tools/npm/validate.js) on the file."""
+    """Both validators over raw output files, each schema's documents at
+    once (mgtest.validate): each must be UTF-8, one JSON document, and valid
+    to both."""
 
-    def __init__(self, root, node, tmp):
-        self.root, self.node, self.tmp, self.files = root, node, tmp, {}
+    def __init__(self, root, node):
+        self.root, self.node, self.files = root, node, {}
 
     def add(self, schema, label, raw):
-        path = os.path.join(self.tmp, f"doc{sum(map(len, self.files.values()))}.json")
-        with open(path, "wb") as f:
-            f.write(raw)
-        self.files.setdefault(schema, []).append((label, path, raw))
+        self.files.setdefault(schema, []).append((label, raw))
 
     def judge(self):
         for schema, docs in self.files.items():
-            spath = os.path.join(self.root, schema)
-            with open(spath) as f:
-                sdoc = json.load(f)
-            cls = jsonschema.validators.validator_for(sdoc)
-            py = cls(sdoc, format_checker=cls.FORMAT_CHECKER)
-            r = subprocess.run([self.node, os.path.join(self.root, "tools/npm/validate.js"), spath]
-                               + [p for _, p, _ in docs], capture_output=True, text=True)
-            verdicts = dict(line.split(": ", 1) for line in r.stdout.splitlines() if ": " in line)
-            check(r.returncode in (0, 1), f"ajv failed ({r.returncode}): {r.stderr}")
-            for label, path, raw in docs:
-                text = utf8(label, raw)
-                if text is None:
+            verdicts = mgtest.validate(self.root, self.node, os.path.join(self.root, schema), docs)
+            for (label, raw), (py_ok, py_why, ajv_ok, ajv_said) in zip(docs, verdicts):
+                if utf8(label, raw) is None:
                     continue
-                try:
-                    doc = json.loads(text)
-                except json.JSONDecodeError as e:
-                    check(False, f"{label}: not one JSON document: {e}")
-                    continue
-                errs = [e.message for e in py.iter_errors(doc)]
-                check(not errs, f"{label}: python3-jsonschema: {errs[:2]}")
-                check(verdicts.get(path) == "valid", f"{label}: ajv: {verdicts.get(path)}")
+                check(py_ok, f"{label}: python3-jsonschema: {py_why}")
+                check(ajv_ok, f"{label}: ajv: {ajv_said}")
 
 
 def test_diagnostics(meshgen, tmp, v):
     for raw in NOT_UTF8:
         name = raw + b".yaml"
-        with open(os.path.join(os.fsencode(tmp), name), "wb") as f:
-            f.write(BAD_NAME)
+        mgtest.write(os.path.join(os.fsencode(tmp), name), BAD_NAME)
         for fmt in (b"json", b"sarif"):
             code, _, err = run(meshgen, [b"validate", b"--format", fmt, b"--inventory", INV, name],
                                tmp)
@@ -147,21 +120,13 @@ def test_outputs(root, meshgen, tmp, v):
     refused, docs/reference.md "Host names"), so the odd bytes are the
     path's alone."""
     xml = b"h\xff.xml"
-    with open(os.path.join(root, "tests/data/topo/nvidia-vga.xml"), "rb") as f:
-        topo = f.read()
-    machine = topo.index(b'<object type="Machine"')
-    machine = topo.index(b">", machine) + 1
-    topo = topo[:machine] + b'<info name="HostName" value="h1"/>' + topo[machine:]
-    with open(os.path.join(os.fsencode(tmp), xml), "wb") as f:
-        f.write(topo)
-    with open(os.path.join(tmp, "good.yaml"), "wb") as f:
-        f.write(GOOD)
+    mgtest.write(os.path.join(os.fsencode(tmp), xml), mgtest.named_topology("h1"))
+    mgtest.write(os.path.join(tmp, "good.yaml"), GOOD)
     code, _, err = run(meshgen, [b"show", b"--color=never", b"--svg", b"g.svg", b"--inventory",
                                  xml, b"good.yaml"], tmp)
     check(code == 0, f"show --svg over {xml!r}: exit {code}, {err!r}")
     if code == 0:
-        with open(os.path.join(tmp, "g.svg"), "rb") as f:
-            svg = f.read()
+        svg = mgtest.read(os.path.join(tmp, "g.svg"))
         try:
             ET.fromstring(svg)
         except ET.ParseError as e:
@@ -171,7 +136,7 @@ def test_outputs(root, meshgen, tmp, v):
     check(code == 0, f"resolve over {xml!r}: exit {code}, {err!r}")
     v.add("schemas/resolve.schema.json", f"resolve over {xml!r}", out)
     # env echoes this machine's name, which may come from the environment.
-    env = dict(os.environ, MESHGEN_HOSTNAME="x")
+    env = mgtest.env_with(MESHGEN_HOSTNAME="x")
     code, out, err = run(meshgen, [b"env", b"--inventory", xml, b"--host", b"n\xffo",
                                    b"good.yaml"], tmp, env)
     text = utf8("env --host n\\xffo", err)
@@ -183,13 +148,12 @@ def main():
     root, meshgen, node = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
     if not os.path.exists(os.path.join(root, SARIF_SCHEMA)):
         sys.exit(f"utf8_formats: no {SARIF_SCHEMA}: run scripts/setup-deps.sh (npm ci)")
-    with tempfile.TemporaryDirectory() as tmp:
-        v = Validators(root, node, tmp)
+    with mgtest.tempdir("utf8") as tmp:
+        v = Validators(root, node)
         test_diagnostics(meshgen, tmp, v)
         test_outputs(root, meshgen, tmp, v)
         v.judge()
-    print(f"utf8_formats: {len(FAILS)} failures")
-    return 1 if FAILS else 0
+    return T.done()
 
 
 if __name__ == "__main__":

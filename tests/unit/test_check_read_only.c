@@ -11,18 +11,7 @@
  * they make every check run and fail (test_checks holds each to a case),
  * so the error paths are watched as well as the passing ones.
  */
-#include <dirent.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <meshgen/gen.h>
+#include "harness.h"
 
 #define CASES MESHGEN_SOURCE_DIR "/tests/cases"
 #define MAX_ARRAYS (16 + MG_MAX_AXES)
@@ -233,38 +222,18 @@ static int watch_case(struct watch *w, const char *name)
     return reached;
 }
 
-static int by_name(const void *x, const void *y)
-{
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 static void test_checks_only_read(void **state)
 {
     static struct watch w;
-    DIR *dir = opendir(CASES);
-    struct dirent *e;
-    char *names[1024];
-    int n = 0, i, compiled = 0;
+    char **names;
+    int n = th_names(CASES, ".yaml", &names), i, compiled = 0;
     (void)state;
 
-    assert_non_null(dir);
-    while ((e = readdir(dir)) != NULL) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0) {
-            assert_true(n < 1024);
-            names[n] = malloc(len + 1);
-            assert_non_null(names[n]);
-            strcpy(names[n++], e->d_name);
-        }
-    }
-    closedir(dir);
-    qsort(names, (size_t)n, sizeof *names, by_name);
     mg_topology_hold();
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++)
         compiled += watch_case(&w, names[i]);
-        free(names[i]);
-    }
     mg_topology_release();
+    th_free_names(names, n);
     /* Enough inputs reached the checks for the watch to mean something:
      * every check ran on some case, and failed on some case. */
     assert_true(compiled >= 40);

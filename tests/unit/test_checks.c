@@ -8,19 +8,7 @@
  * a decision. A diagnostic takes its name and severity from the registry.
  * (That the checks only read the model: test_check_read_only.)
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <dirent.h>
-
-#include <meshgen/gen.h>
+#include "harness.h"
 
 static void test_entries(void **state)
 {
@@ -131,24 +119,6 @@ struct doc_row {
     int seen;
 };
 
-static char *read_reference(void)
-{
-    FILE *f = fopen(MESHGEN_SOURCE_DIR "/docs/reference.md", "rb");
-    char *text;
-    long n;
-
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    n = ftell(f);
-    assert_true(n > 0);
-    rewind(f);
-    text = calloc((size_t)n + 1, 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    return text;
-}
-
 /* Every `name` of the first cell of a table row, each with the row's
  * severity (its second cell). Returns the number of names. */
 static int parse_row(const char *line, struct doc_row *rows, int n, int cap)
@@ -182,7 +152,7 @@ static int parse_row(const char *line, struct doc_row *rows, int n, int cap)
 
 static int read_doc_table(struct doc_row *rows, int cap)
 {
-    char *text = read_reference(), *line, *end;
+    char *text = th_read(MESHGEN_SOURCE_DIR "/docs/reference.md", NULL), *line, *end;
     char *section = strstr(text, "\n### Checks\n");
     int n = 0, in_table = 0;
 
@@ -248,19 +218,14 @@ static void test_reference_table(void **state)
 static void test_phase_checks_have_cases(void **state)
 {
     static char covered[MG_CHK__COUNT];
-    DIR *dir = opendir(MESHGEN_SOURCE_DIR "/tests/cases");
-    struct dirent *e;
-    int i;
+    char **names;
+    int n = th_names(MESHGEN_SOURCE_DIR "/tests/cases", ".yaml", &names), i, k;
     (void)state;
 
-    assert_non_null(dir);
-    while ((e = readdir(dir)) != NULL) {
+    for (k = 0; k < n; k++) {
         char path[1024], line[512];
         FILE *f;
-        size_t n = strlen(e->d_name);
-        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0)
-            continue;
-        snprintf(path, sizeof path, "%s/tests/cases/%s", MESHGEN_SOURCE_DIR, e->d_name);
+        snprintf(path, sizeof path, "%s/tests/cases/%s", MESHGEN_SOURCE_DIR, names[k]);
         f = fopen(path, "r");
         assert_non_null(f);
         while (fgets(line, sizeof line, f)) {
@@ -271,7 +236,7 @@ static void test_phase_checks_have_cases(void **state)
         }
         fclose(f);
     }
-    closedir(dir);
+    th_free_names(names, n);
     for (i = 0; i < mg_check_count(); i++)
         if (mg_check_info((enum mg_check_id)i)->phase != MG_PHASE_LOAD && !covered[i])
             fail_msg("no case in tests/cases triggers '%s'", mg_check_name((enum mg_check_id)i));
@@ -280,34 +245,28 @@ static void test_phase_checks_have_cases(void **state)
 /* A diagnostic's name and severity are the registry's. */
 static void test_diag_from_registry(void **state)
 {
-    struct mg_arena a;
-    struct mg_diags d;
+    struct th_fx *f = *state;
+    const struct mg_diags *d = &f->diags;
     struct mg_mark at = {"x.yaml", 3, 4};
-    (void)state;
 
-    mg_arena_init(&a);
-    mg_diags_init(&d, &a);
-    mg_error(&d, MG_CHK_SHAPE_INFER, at, "two %s", "-1");
-    mg_warning(&d, MG_CHK_INVENTORY_CLOSENESS, at, "big");
-    assert_int_equal(d.n, 2);
-    assert_int_equal(d.n_errors, 1);
-    assert_string_equal(d.items[0].check, "shape-infer");
-    assert_int_equal(d.items[0].id, MG_CHK_SHAPE_INFER);
-    assert_int_equal(d.items[0].severity, MG_SEV_ERROR);
-    assert_string_equal(d.items[0].message, "two -1");
-    assert_string_equal(d.items[1].check, "inventory-closeness");
-    assert_int_equal(d.items[1].severity, MG_SEV_WARNING);
-    mg_arena_free(&a);
+    mg_error(&f->diags, MG_CHK_SHAPE_INFER, at, "two %s", "-1");
+    mg_warning(&f->diags, MG_CHK_INVENTORY_CLOSENESS, at, "big");
+    assert_int_equal(d->n, 2);
+    assert_int_equal(d->n_errors, 1);
+    assert_string_equal(d->items[0].check, "shape-infer");
+    assert_int_equal(d->items[0].id, MG_CHK_SHAPE_INFER);
+    assert_int_equal(d->items[0].severity, MG_SEV_ERROR);
+    assert_string_equal(d->items[0].message, "two -1");
+    assert_string_equal(d->items[1].check, "inventory-closeness");
+    assert_int_equal(d->items[1].severity, MG_SEV_WARNING);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_entries),
-        cmocka_unit_test(test_prerequisite_graph),
-        cmocka_unit_test(test_reference_table),
-        cmocka_unit_test(test_phase_checks_have_cases),
-        cmocka_unit_test(test_diag_from_registry),
+        cmocka_unit_test(test_entries),         cmocka_unit_test(test_prerequisite_graph),
+        cmocka_unit_test(test_reference_table), cmocka_unit_test(test_phase_checks_have_cases),
+        th_test(test_diag_from_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,107 +6,23 @@
  * streamed in chunks that stay within MG_BUF_CHUNK; and decimal numbers
  * against printf's.
  */
+#include "harness.h"
+
 #include <inttypes.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include <cmocka.h>
-
-#include <meshgen/gen.h>
-
-struct fixture {
-    struct mg_arena arena;
-    struct mg_diags diags;
-    struct mg_spec spec;
-    struct mg_inventory inv;
-};
-
-static struct mg_mark mark(int line)
+/* The fixture's spec with the axes dp=-1 and tp=2. */
+static void two_axes(struct th_fx *f)
 {
-    struct mg_mark m = {"test.yaml", line, 1};
-    return m;
-}
-
-static int setup(void **state)
-{
-    struct fixture *f = calloc(1, sizeof *f);
     static const char *const names[] = {"dp", "tp"};
-    int i;
+    static const int64_t shape[] = {-1, 2};
 
-    mg_arena_init(&f->arena);
-    mg_diags_init(&f->diags, &f->arena);
-    f->spec.file = "test.yaml";
-    f->spec.dir = ".";
-    f->spec.format = 1;
-    f->spec.name = "t";
-    f->spec.name_at = mark(2);
-    f->spec.mesh_at = mark(3);
-    f->spec.axes_at = mark(4);
-    f->spec.shape_at = mark(5);
-    f->spec.dcn_at = mark(6);
-    f->spec.mpmd_at = mark(7);
-    f->spec.device_kind = MG_KIND_GPU;
-    f->spec.order = MG_ORDER_INVENTORY;
-    f->spec.processes = MESHGEN_PROCESSES_HOST;
-    f->spec.granule = MG_GRANULE_HOST;
-    f->spec.sort_granules = 1;
-    f->spec.n_axes = f->spec.shape_n = 2;
-    for (i = 0; i < 2; i++) {
-        f->spec.axes[i].name = names[i];
-        f->spec.axes[i].name_at = mark(4);
-        f->spec.axes[i].size = i == 0 ? -1 : 2;
-        f->spec.axes[i].size_at = mark(5);
-        f->spec.axes[i].type = MESHGEN_AXIS_EXPLICIT;
-    }
-    f->inv.source = "test-inventory";
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    mg_arena_free(&f->arena);
-    free(f);
-    return 0;
-}
-
-/* A device's strings as a topology holds them (NULL: unknown). */
-struct dev {
-    const char *pci, *vendor, *model, *uuid, *cpuset;
-    int os_index, numa;
-};
-
-static void topology(struct fixture *f, struct mg_topology *t, const char *key,
-                     const struct dev *devs, int n)
-{
-    int i;
-
-    t->key = t->label = key;
-    t->n[MG_KIND_GPU] = n;
-    t->devs[MG_KIND_GPU] = mg_alloc_array(&f->arena, (size_t)n, sizeof(struct mg_devinfo));
-    for (i = 0; i < n; i++) {
-        struct mg_devinfo *d = &t->devs[MG_KIND_GPU][i];
-        d->kind = MG_KIND_GPU;
-        d->pci = devs[i].pci;
-        d->vendor = devs[i].vendor;
-        d->model = devs[i].model;
-        d->uuid = devs[i].uuid;
-        d->cpuset = devs[i].cpuset;
-        d->os_index = devs[i].os_index;
-        d->numa = devs[i].numa;
-    }
+    th_axes(f, 2, names, shape, NULL);
 }
 
 /* mg_emit_json of the fixture's model, as a string of the arena's. */
-static const char *resolve_json(struct fixture *f)
+static const char *resolve_json(struct th_fx *f)
 {
-    struct mg_plan *p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    struct mg_plan *p = th_compile(f);
     struct mg_buf b;
     char *text;
 
@@ -125,31 +41,23 @@ static const char *resolve_json(struct fixture *f)
  * that is not UTF-8, U+2028) and a missing or empty one is null. */
 static void test_rows_of_alternating_topologies(void **state)
 {
-    struct fixture *f = *state;
-    static const struct dev a[] = {
+    struct th_fx *f = *state;
+    static const struct th_gpu a[] = {
         {"0000:01:00.0", "V\"Q", "M\\1", "", "0-3", -1, 0},
         {NULL, "ctl\x01\x7f", "bad\xff", "u\xe2\x80\xa8", NULL, 5, -1},
     };
-    static const struct dev b[] = {
+    static const struct th_gpu b[] = {
         {"0000:02:00.0", "B", "caf\xc3\xa9", "GPU-1", "4-7", -1, 1},
         {"0000:03:00.0", "B", "tab\tnl\n", NULL, "", -1, 1},
     };
     static const int topo_of[] = {0, 1, 0};
     struct mg_topology *t = mg_alloc_array(&f->arena, 2, sizeof *t);
     const char *json;
-    int i;
 
-    topology(f, &t[0], "a", a, 2);
-    topology(f, &t[1], "b", b, 2);
-    f->inv.n_topologies = 2;
-    f->inv.topologies = t;
-    f->inv.n_hosts = 3;
-    f->inv.hosts = mg_alloc_array(&f->arena, 3, sizeof(struct mg_host));
-    for (i = 0; i < 3; i++) {
-        f->inv.hosts[i].name = mg_printf(&f->arena, "h%d", i);
-        f->inv.hosts[i].topology = topo_of[i];
-        f->inv.hosts[i].at = mark(100 + i);
-    }
+    two_axes(f);
+    th_topology(f, &t[0], "a", 2, a, NULL);
+    th_topology(f, &t[1], "b", 2, b, NULL);
+    th_inventory(f, t, 2, 3, topo_of);
     f->inv.hosts[0].slice = "s0";
     json = resolve_json(f);
 
@@ -212,28 +120,22 @@ static void sink(void *ctx, const char *data, size_t len)
  * MG_BUF_CHUNK, which is what resolve holds of its output at any size. */
 static void test_streamed_within_a_chunk(void **state)
 {
-    struct fixture *f = *state;
-    static const struct dev gpu = {"0000:01:00.0", "V", "M", NULL, "0-3", -1, 0};
+    struct th_fx *f = *state;
+    static const struct th_gpu gpu = {"0000:01:00.0", "V", "M", NULL, "0-3", -1, 0};
     struct mg_topology *t = mg_alloc(&f->arena, sizeof *t);
     struct mg_buf whole, streamed;
     struct sink s = {{0}, 0, 0};
     struct mg_plan *p;
-    struct dev devs[8];
+    struct th_gpu devs[8];
     int i;
 
     for (i = 0; i < 8; i++)
         devs[i] = gpu;
-    topology(f, t, "a", devs, 8);
-    f->inv.n_topologies = 1;
-    f->inv.topologies = t;
-    f->inv.n_hosts = 4096;
-    f->inv.hosts = mg_alloc_array(&f->arena, 4096, sizeof(struct mg_host));
-    for (i = 0; i < 4096; i++) {
-        f->inv.hosts[i].name = mg_printf(&f->arena, "h%d", i);
-        f->inv.hosts[i].at = mark(100);
-    }
+    two_axes(f);
+    th_topology(f, t, "a", 8, devs, NULL);
+    th_inventory(f, t, 1, 4096, NULL);
     f->spec.axes[1].size = 8;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_non_null(p);
 
     mg_buf_init(&whole);
@@ -336,8 +238,8 @@ static void test_decimal(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_rows_of_alternating_topologies, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_streamed_within_a_chunk, setup, teardown),
+        th_test(test_rows_of_alternating_topologies),
+        th_test(test_streamed_within_a_chunk),
         cmocka_unit_test(test_stream_large_write),
         cmocka_unit_test(test_decimal),
     };

@@ -4,15 +4,7 @@
  * JSON form escapes it. (tests/tools/env_check.py runs the command on
  * real inventories and launchers' variables.)
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <meshgen/gen.h>
+#include "harness.h"
 
 static struct mg_env answer(void)
 {

@@ -4,62 +4,28 @@
  * items separated by blanks, the limit, and every error with its check name ("hostlist") and the
  * column of the offending character. Strings only: no file, no YAML, no hwloc.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <meshgen/gen.h>
+#include "harness.h"
 
 /* Every hostlist of these tests starts at this column, as a YAML value
  * after "names: " would; errors must point past it. */
 #define COL0 12
 
-struct fx {
-    struct mg_arena arena;
-    struct mg_diags diags;
-};
-
-static int fx_setup(void **state)
-{
-    struct fx *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
-    mg_arena_init(&f->arena);
-    mg_diags_init(&f->diags, &f->arena);
-    *state = f;
-    return 0;
-}
-
-static int fx_teardown(void **state)
-{
-    struct fx *f = *state;
-    mg_arena_free(&f->arena);
-    free(f);
-    return 0;
-}
-
-static int expand(struct fx *f, const char *text, int limit, const char ***names)
+static int expand(struct th_fx *f, const char *text, int limit, const char ***names)
 {
     struct mg_mark at = {"inv.yaml", 3, COL0};
-    mg_diags_init(&f->diags, &f->arena);
+    th_reset(f);
     return mg_hostlist_expand(&f->arena, &f->diags, text, at, limit, names);
 }
 
 /* Expands text and compares with the names expected, in order. */
-static void expect_names_at(struct fx *f, const char *text, const char *const *want, int n,
+static void expect_names_at(struct th_fx *f, const char *text, const char *const *want, int n,
                             const char *file, int line)
 {
     const char **names;
     int got = expand(f, text, MG_MAX_HOSTS, &names), i;
 
     if (f->diags.n_errors) {
-        mg_diags_print(&f->diags, stderr, MG_FORMAT_TEXT);
+        th_dump(&f->diags);
         fail_msg("%s:%d: %s: unexpected error", file, line, text);
     }
     if (got != n)
@@ -78,7 +44,7 @@ static void expect_names_at(struct fx *f, const char *text, const char *const *w
 
 /* Expands text, expects exactly one "hostlist" error at offset `off` (in
  * characters) from the start of the text, and returns its message. */
-static const char *expect_error_at(struct fx *f, const char *text, int limit, int off,
+static const char *expect_error_at(struct th_fx *f, const char *text, int limit, int off,
                                    const char *file, int line)
 {
     static const char *sentinel[1];
@@ -88,7 +54,7 @@ static const char *expect_error_at(struct fx *f, const char *text, int limit, in
 
     if (got != -1 || !g || strcmp(g->check, "hostlist") != 0 || g->at.line != 3 ||
         g->at.col != COL0 + off) {
-        mg_diags_print(&f->diags, stderr, MG_FORMAT_TEXT);
+        th_dump(&f->diags);
         fail_msg("%s:%d: %s: expected -1 and one [hostlist] error at 3:%d, got %d and %d "
                  "diagnostics",
                  file, line, text, COL0 + off, got, f->diags.n);
@@ -99,17 +65,11 @@ static const char *expect_error_at(struct fx *f, const char *text, int limit, in
 #define expect_error(f, text, off)                                                                 \
     expect_error_at((f), (text), MG_MAX_HOSTS, (off), __FILE__, __LINE__)
 
-static void expect_message(const char *msg, const char *part)
-{
-    if (!strstr(msg, part))
-        fail_msg("message \"%s\" lacks \"%s\"", msg, part);
-}
-
 /* ---- expansion ----------------------------------------------------------------- */
 
 static void test_plain_names(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     expect_names(f, "node", "node");
     expect_names(f, "a,b.example.com,c_1-x", "a", "b.example.com", "c_1-x");
     /* Repeats are kept: the inventory reports them with both locations. */
@@ -118,7 +78,7 @@ static void test_plain_names(void **state)
 
 static void test_ranges_and_lists(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     expect_names(f, "n[1-3,7]", "n1", "n2", "n3", "n7");
     expect_names(f, "n[3]", "n3");
     expect_names(f, "[1-2]n", "1n", "2n");
@@ -127,7 +87,7 @@ static void test_ranges_and_lists(void **state)
 
 static void test_zero_padding(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     const char **names;
 
     assert_int_equal(expand(f, "gpu[001-016]", 100, &names), 16);
@@ -147,7 +107,7 @@ static void test_zero_padding(void **state)
 
 static void test_several_groups(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     /* Two groups: the leftmost varies slowest, row-major. */
     expect_names(f, "a,b[1-2]c[3-4]", "a", "b1c3", "b1c4", "b2c3", "b2c4");
     expect_names(f, "rack[1-2]-gpu[01-02].dc_1", "rack1-gpu01.dc_1", "rack1-gpu02.dc_1",
@@ -177,7 +137,7 @@ static void test_several_groups(void **state)
 
 static void test_blank_separators(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     /* Slurm's hostlist_create() separates items by ',', ' ' and '\t'
      * alike (its _next_tok() with the separators "\t, "): SLURM_JOB_NODELIST
      * written out by hand, or `scontrol show hostnames | paste -sd' '`. */
@@ -187,12 +147,12 @@ static void test_blank_separators(void **state)
     expect_names(f, "gpu[1-2] cpu[3-4],x", "gpu1", "gpu2", "cpu3", "cpu4", "x");
     expect_names(f, "  a b  ", "a", "b");
     /* Inside brackets a blank is still no number. */
-    expect_message(expect_error(f, "a[1, 2]", 4), "found the character ' ' inside '[...]'");
+    expect_text(expect_error(f, "a[1, 2]", 4), "found the character ' ' inside '[...]'");
 }
 
 static void test_large(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     const char **names;
 
     assert_int_equal(expand(f, "n[00001-10000]", 10000, &names), 10000);
@@ -207,78 +167,78 @@ static void test_large(void **state)
 
 static void test_empty_items(void **state)
 {
-    struct fx *f = *state;
-    expect_message(expect_error(f, "", 0), "found an empty hostlist");
-    expect_message(expect_error(f, "a,,b", 2), "found an empty item before ','");
-    expect_message(expect_error(f, ",a", 0), "found an empty item before ','");
-    expect_message(expect_error(f, "a,", 2), "found an empty item before the end of the text");
+    struct th_fx *f = *state;
+    expect_text(expect_error(f, "", 0), "found an empty hostlist");
+    expect_text(expect_error(f, "a,,b", 2), "found an empty item before ','");
+    expect_text(expect_error(f, ",a", 0), "found an empty item before ','");
+    expect_text(expect_error(f, "a,", 2), "found an empty item before the end of the text");
     /* Blanks are no item: Slurm skips an empty one, meshgen refuses it. */
-    expect_message(expect_error(f, "   ", 3), "found an empty hostlist");
-    expect_message(expect_error(f, "a, ,b", 3), "found an empty item before ','");
-    expect_message(expect_error(f, "a , ", 4), "found an empty item before the end of the text");
+    expect_text(expect_error(f, "   ", 3), "found an empty hostlist");
+    expect_text(expect_error(f, "a, ,b", 3), "found an empty item before ','");
+    expect_text(expect_error(f, "a , ", 4), "found an empty item before the end of the text");
 }
 
 static void test_brackets(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     const char *msg;
 
     msg = expect_error(f, "gpu[1-3", 7);
-    expect_message(msg, "found the end of the text inside '[', expected ']'");
-    expect_message(msg, "hostlist 'gpu[1-3': ");
-    expect_message(expect_error(f, "gpu[1-", 6), "found the end of the text inside '['");
-    expect_message(expect_error(f, "gpu1]", 4), "found ']' with no '[' before it");
-    expect_message(expect_error(f, "a[1-2]]", 6), "found ']' with no '[' before it");
-    expect_message(expect_error(f, "a[[1]]", 2), "groups do not nest");
-    expect_message(expect_error(f, "a[1[2]]", 3), "groups do not nest");
-    expect_message(expect_error(f, "a[1-2[3]]", 5), "groups do not nest");
-    expect_message(expect_error(f, "a[]", 1), "found the empty group '[]'");
+    expect_text(msg, "found the end of the text inside '[', expected ']'");
+    expect_text(msg, "hostlist 'gpu[1-3': ");
+    expect_text(expect_error(f, "gpu[1-", 6), "found the end of the text inside '['");
+    expect_text(expect_error(f, "gpu1]", 4), "found ']' with no '[' before it");
+    expect_text(expect_error(f, "a[1-2]]", 6), "found ']' with no '[' before it");
+    expect_text(expect_error(f, "a[[1]]", 2), "groups do not nest");
+    expect_text(expect_error(f, "a[1[2]]", 3), "groups do not nest");
+    expect_text(expect_error(f, "a[1-2[3]]", 5), "groups do not nest");
+    expect_text(expect_error(f, "a[]", 1), "found the empty group '[]'");
 }
 
 static void test_numbers(void **state)
 {
-    struct fx *f = *state;
-    expect_message(expect_error(f, "a[x]", 2), "found the character 'x' inside '[...]', "
-                                               "expected a number");
-    expect_message(expect_error(f, "a[1,]", 4), "found the character ']' inside '[...]', "
-                                                "expected a number");
-    expect_message(expect_error(f, "a[-1]", 2), "found the character '-'");
-    expect_message(expect_error(f, "a[1-x]", 4), "found the character 'x'");
-    expect_message(expect_error(f, "a[1x]", 3), "expected '-', ',' or ']'");
-    expect_message(expect_error(f, "a[1-2-3]", 5), "found the character '-' inside '[...]', "
-                                                   "expected ',' or ']'");
-    expect_message(expect_error(f, "a[1 ,2]", 3), "found the character ' '");
-    expect_message(expect_error(f, "a[5-3]", 2),
-                   "found the range '5-3', expected a first number no larger than the last");
-    expect_message(expect_error(f, "a[010-9]", 2), "found the range '010-9'");
+    struct th_fx *f = *state;
+    expect_text(expect_error(f, "a[x]", 2), "found the character 'x' inside '[...]', "
+                                            "expected a number");
+    expect_text(expect_error(f, "a[1,]", 4), "found the character ']' inside '[...]', "
+                                             "expected a number");
+    expect_text(expect_error(f, "a[-1]", 2), "found the character '-'");
+    expect_text(expect_error(f, "a[1-x]", 4), "found the character 'x'");
+    expect_text(expect_error(f, "a[1x]", 3), "expected '-', ',' or ']'");
+    expect_text(expect_error(f, "a[1-2-3]", 5), "found the character '-' inside '[...]', "
+                                                "expected ',' or ']'");
+    expect_text(expect_error(f, "a[1 ,2]", 3), "found the character ' '");
+    expect_text(expect_error(f, "a[5-3]", 2),
+                "found the range '5-3', expected a first number no larger than the last");
+    expect_text(expect_error(f, "a[010-9]", 2), "found the range '010-9'");
 }
 
 static void test_number_overflow(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     const char *msg;
 
     /* INT64_MAX is the largest number; one more is refused where it is. */
     msg = expect_error(f, "a[1-9223372036854775808]", 4);
-    expect_message(msg, "found the number '9223372036854775808', expected at most "
-                        "9223372036854775807");
+    expect_text(msg, "found the number '9223372036854775808', expected at most "
+                     "9223372036854775807");
     expect_error(f, "a[99999999999999999999999999]", 2);
     /* Counts that pass 64 bits saturate instead of wrapping to a small
      * number: 2^63 * 2^63 * 4 names. */
     msg = expect_error_at(f, "a[0-9223372036854775807][0-9223372036854775807][1-4]", 1000, 0,
                           __FILE__, __LINE__);
-    expect_message(msg, "found 18446744073709551615 or more names, expected at most 1000");
+    expect_text(msg, "found 18446744073709551615 or more names, expected at most 1000");
 }
 
 /* Host names have no empty label (docs/reference.md §2, "Host names"): a
  * host ".a" once stood for every machine whose name starts with a dot. */
 static void test_empty_labels(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
 
     expect_names(f, "a.b[1-2].c,x.y", "a.b1.c", "a.b2.c", "x.y");
     expect_names(f, "n[1-2].[3-4]", "n1.3", "n1.4", "n2.3", "n2.4");
-    expect_message(expect_error(f, ".a", 0), "a '.' that leaves a label empty");
+    expect_text(expect_error(f, ".a", 0), "a '.' that leaves a label empty");
     expect_error(f, "a,b.", 3);
     expect_error(f, "x..y", 1);
     expect_error(f, "gpu[1-2].", 8);
@@ -287,39 +247,39 @@ static void test_empty_labels(void **state)
 
 static void test_bad_characters(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     const char *msg;
 
     msg = expect_error(f, "gpu/1", 3);
-    expect_message(msg, "found the character '/', expected a host name (letters, digits, '-', "
-                        "'.' and '_'), '[', ',' or a space");
+    expect_text(msg, "found the character '/', expected a host name (letters, digits, '-', "
+                     "'.' and '_'), '[', ',' or a space");
     expect_error(f, "a b;", 3);
     expect_error(f, "a*", 1);
     /* Control bytes are shown escaped; a tab separates, a newline does not. */
-    expect_message(expect_error(f, "a\001b", 1), "found the character '\\x01'");
-    expect_message(expect_error(f, "a\nb", 1), "found the character '\\n'");
+    expect_text(expect_error(f, "a\001b", 1), "found the character '\\x01'");
+    expect_text(expect_error(f, "a\nb", 1), "found the character '\\n'");
     /* A character outside ASCII is shown whole, not as its first byte. */
     msg = expect_error(f, "gpé1", 2);
-    expect_message(msg, "found the character 'é'");
+    expect_text(msg, "found the character 'é'");
 }
 
 static void test_limit(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     const char *msg;
 
     msg = expect_error_at(f, "n[1-2000]", 1000, 0, __FILE__, __LINE__);
-    expect_message(msg, "found 2000 names, expected at most 1000");
+    expect_text(msg, "found 2000 names, expected at most 1000");
     msg = expect_error_at(f, "a,b,c", 2, 0, __FILE__, __LINE__);
-    expect_message(msg, "found 3 names, expected at most 2");
+    expect_text(msg, "found 3 names, expected at most 2");
     /* Refused from the count alone: nothing proportional to it is made. */
     msg = expect_error(f, "n[0-9223372036854775806]", 0);
-    expect_message(msg, "found 9223372036854775807 names, expected at most 1048576");
+    expect_text(msg, "found 9223372036854775807 names, expected at most 1048576");
 }
 
 static void test_name_length(void **state)
 {
-    struct fx *f = *state;
+    struct th_fx *f = *state;
     char text[400];
     const char **names;
 
@@ -329,8 +289,8 @@ static void test_name_length(void **state)
     assert_int_equal(expand(f, text, 10, &names), 2);
     assert_int_equal(strlen(names[1]), 255);
     strcpy(text + 250, "[000001-000002]");
-    expect_message(expect_error(f, text, 0),
-                   "found an item giving names of 256 characters, expected at most 255");
+    expect_text(expect_error(f, text, 0),
+                "found an item giving names of 256 characters, expected at most 255");
     /* The offending item is pointed at. */
     strcpy(text, "ok,");
     memset(text + 3, 'b', 300);
@@ -341,13 +301,11 @@ static void test_name_length(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-#define T(name) cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
-        T(test_plain_names),     T(test_ranges_and_lists), T(test_zero_padding),
-        T(test_several_groups),  T(test_blank_separators), T(test_large),
-        T(test_empty_items),     T(test_brackets),         T(test_numbers),
-        T(test_number_overflow), T(test_bad_characters),   T(test_limit),
-        T(test_name_length),     T(test_empty_labels),
-#undef T
+        th_test(test_plain_names),     th_test(test_ranges_and_lists), th_test(test_zero_padding),
+        th_test(test_several_groups),  th_test(test_blank_separators), th_test(test_large),
+        th_test(test_empty_items),     th_test(test_brackets),         th_test(test_numbers),
+        th_test(test_number_overflow), th_test(test_bad_characters),   th_test(test_limit),
+        th_test(test_name_length),     th_test(test_empty_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,22 +9,10 @@
  * random files and hwloc 3.x exports. Only the public header
  * <meshgen/gen.h> is used here: no hwloc header, no YAML.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "harness.h"
+
 #include <unistd.h>
 
-#include <cmocka.h>
-
-#include <meshgen/gen.h>
-
-#ifndef MESHGEN_TEST_DATA
-#define MESHGEN_TEST_DATA "tests/data"
-#endif
 #define HWLOC_DIR MESHGEN_TEST_DATA "/hwloc/"
 
 /*
@@ -51,43 +39,16 @@
 #define HWLOC_LEAKS_END() ((void)0)
 #endif
 
-/* ---- fixture: one arena and diagnostics per test -------------------------- */
-
-struct ctx {
-    struct mg_arena arena;
-    struct mg_diags diags;
-    struct mg_mark at;
-};
-
-static int setup(void **state)
-{
-    struct ctx *c = calloc(1, sizeof *c);
-    if (!c)
-        return -1;
-    mg_arena_init(&c->arena);
-    mg_diags_init(&c->diags, &c->arena);
-    c->at.file = "spec.yaml";
-    c->at.line = 7;
-    c->at.col = 12;
-    *state = c;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct ctx *c = *state;
-    mg_arena_free(&c->arena);
-    free(c);
-    return 0;
-}
+/* Where a test says the inventory was named. */
+static const struct mg_mark spec_at = {"spec.yaml", 7, 12};
 
 /* Loads a source that must load cleanly (warnings allowed). */
-static const struct mg_topology *load_ok(struct ctx *c, const char *source,
+static const struct mg_topology *load_ok(struct th_fx *c, const char *source,
                                          const struct mg_inventory **inv_out)
 {
-    const struct mg_inventory *inv = mg_inventory_load(&c->arena, &c->diags, source, c->at);
+    const struct mg_inventory *inv = mg_inventory_load(&c->arena, &c->diags, source, spec_at);
     if (!inv || c->diags.n_errors)
-        mg_diags_print(&c->diags, stderr, MG_FORMAT_TEXT);
+        th_dump(&c->diags);
     assert_non_null(inv);
     assert_int_equal(c->diags.n_errors, 0);
     assert_int_equal(inv->n_hosts, 1);
@@ -104,94 +65,43 @@ static int closeness(const struct mg_topology *t, int kind, int a, int b)
     return mg_topology_closeness(t, kind, a, b);
 }
 
-/* A load that must fail with exactly one error of `check` at c->at, whose
+/* A load that must fail with exactly one error of `check` at spec_at, whose
  * message holds `has` unless it is NULL and lacks `lacks` unless NULL. */
-static void expect_error_text(struct ctx *c, const char *source, const char *check, const char *has,
-                              const char *lacks)
+static void expect_error_text(struct th_fx *c, const char *source, const char *check,
+                              const char *has, const char *lacks)
 {
     const struct mg_inventory *inv;
 
     HWLOC_LEAKS_BEGIN();
-    inv = mg_inventory_load(&c->arena, &c->diags, source, c->at);
+    inv = mg_inventory_load(&c->arena, &c->diags, source, spec_at);
     HWLOC_LEAKS_END();
     assert_null(inv);
     assert_int_equal(c->diags.n_errors, 1);
     assert_int_equal(c->diags.n, 1);
     assert_string_equal(c->diags.items[0].check, check);
-    assert_ptr_equal(c->diags.items[0].at.file, c->at.file);
-    assert_int_equal(c->diags.items[0].at.line, c->at.line);
-    assert_int_equal(c->diags.items[0].at.col, c->at.col);
+    assert_ptr_equal(c->diags.items[0].at.file, spec_at.file);
+    assert_int_equal(c->diags.items[0].at.line, spec_at.line);
+    assert_int_equal(c->diags.items[0].at.col, spec_at.col);
     assert_non_null(c->diags.items[0].message);
-    if (has && !strstr(c->diags.items[0].message, has))
-        fail_msg("message '%s' lacks '%s'", c->diags.items[0].message, has);
-    if (lacks && strstr(c->diags.items[0].message, lacks))
-        fail_msg("message '%s' has '%s'", c->diags.items[0].message, lacks);
+    if (has)
+        expect_text(c->diags.items[0].message, has);
+    if (lacks)
+        expect_no_text(c->diags.items[0].message, lacks);
     /* Start the next case with no diagnostics. */
-    mg_diags_init(&c->diags, &c->arena);
+    th_reset(c);
 }
 
-static void expect_error(struct ctx *c, const char *source, const char *check)
+static void expect_error(struct th_fx *c, const char *source, const char *check)
 {
     expect_error_text(c, source, check, NULL, NULL);
 }
 
-/* ---- temporary files --------------------------------------------------------- */
-
-static char *slurp(const char *path, size_t *len)
+/* The bytes as a file of the fixture's, each time under a name of its
+ * own, so that no load meets a file it has seen before. */
+static const char *write_topology(struct th_fx *c, const void *data, size_t len)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    n = ftell(f);
-    assert_true(n > 0);
-    rewind(f);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
-/* Writes the bytes to a fresh file under /tmp and returns its path. */
-static void write_temp(char path[64], const void *data, size_t len)
-{
-    int fd;
-    FILE *f;
-
-    snprintf(path, 64, "/tmp/mg_test_inventory_XXXXXX");
-    fd = mkstemp(path);
-    assert_true(fd >= 0);
-    f = fdopen(fd, "wb");
-    assert_non_null(f);
-    if (len)
-        assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-}
-
-/* s with every `from` replaced by `to`, in heap memory. */
-static char *replace_all(const char *s, const char *from, const char *to)
-{
-    size_t nf = strlen(from), nt = strlen(to), n = 0;
-    const char *p;
-    char *out, *q;
-
-    for (p = strstr(s, from); p; p = strstr(p + nf, from))
-        n++;
-    out = malloc(strlen(s) + n * nt + 1);
-    assert_non_null(out);
-    for (q = out; (p = strstr(s, from)) != NULL; s = p + nf) {
-        memcpy(q, s, (size_t)(p - s));
-        q += p - s;
-        memcpy(q, to, nt);
-        q += nt;
-    }
-    strcpy(q, s);
-    return out;
+    static int written;
+    return th_write_bytes(c, mg_printf(&c->arena, "topology%d", written++), data, len);
 }
 
 /* ---- kinds --------------------------------------------------------------------- */
@@ -275,7 +185,7 @@ static void test_gpu_counts(void **state)
         {"topo/vendor-ids.xml", 5,
          "0000:01:00.0 0000:02:00.0 0000:81:00.0 0000:82:00.0 0000:83:00.0"},
     };
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     size_t i;
 
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -315,7 +225,7 @@ static void test_dgx2(void **state)
         "0000:66:00.0", "0000:67:00.0", "0000:c1:00.0", "0000:c2:00.0",
         "0000:c3:00.0", "0000:c5:00.0", "0000:c6:00.0", "0000:c7:00.0",
     };
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_inventory *inv;
     const struct mg_topology *t = load_ok(c, HWLOC_DIR "nvidiaDGX2.xml", &inv);
     int g, h;
@@ -347,7 +257,7 @@ static void test_power8(void **state)
 {
     static const char *const pci[] = {"0002:01:00.0", "0003:01:00.0", "000a:01:00.0",
                                       "000b:01:00.0"};
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, HWLOC_DIR "power8gpudistances.xml", NULL);
     int g;
 
@@ -384,7 +294,7 @@ static void test_tioga(void **state)
         {"0000:d1:00.0", 0, "0-7,64-71"},     {"0000:d6:00.0", 0, "8-15,72-79"},
         {"0000:d9:00.0", 2, "32-39,96-103"},  {"0000:de:00.0", 2, "40-47,104-111"},
     };
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_inventory *inv;
     const struct mg_topology *t = load_ok(c, HWLOC_DIR "eas-tioga.xml", &inv);
     int g, h, seen = 0;
@@ -414,7 +324,7 @@ static void test_tioga(void **state)
 
 static void test_pci_class_rule(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, HWLOC_DIR "24em64t-2n6c2t-pci.xml", NULL);
     static const char *const pci[] = {"0000:06:00.0", "0000:11:00.0", "0000:14:00.0"};
     int g;
@@ -439,7 +349,7 @@ static void test_pci_class_rule(void **state)
 
 static void test_per_device_rule(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, HWLOC_DIR "32em64t-2n8c2t-pci-wholeio.xml", NULL);
     const struct mg_devinfo *v = t->devs[MG_KIND_GPU];
 
@@ -471,7 +381,7 @@ static void test_per_device_rule(void **state)
 
 static void test_nvidia_vga(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, MESHGEN_TEST_DATA "/topo/nvidia-vga.xml", NULL);
     int g;
 
@@ -489,7 +399,7 @@ static void test_nvidia_vga(void **state)
 
 static void test_accel_0380(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, MESHGEN_TEST_DATA "/topo/accel-0380.xml", NULL);
     const struct mg_devinfo *v = t->devs[MG_KIND_GPU];
 
@@ -522,7 +432,7 @@ static void test_vendor_ids(void **state)
         {0x1e52, "NVIDIA Corporation"},
         {0x10ee, "Applied Intelligent Systems, Inc."},
     };
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, MESHGEN_TEST_DATA "/topo/vendor-ids.xml", NULL);
     int g;
 
@@ -542,7 +452,7 @@ static void test_vendor_ids(void **state)
 
 static void test_es1000_beside_gpus(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t =
         load_ok(c, MESHGEN_TEST_DATA "/topo/es1000-beside-gpus.xml", NULL);
 
@@ -556,7 +466,7 @@ static void test_es1000_beside_gpus(void **state)
 
 static void test_mixed_compute(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, MESHGEN_TEST_DATA "/topo/mixed-compute.xml", NULL);
     const struct mg_devinfo *v = t->devs[MG_KIND_GPU];
     int g;
@@ -581,7 +491,7 @@ static void test_mixed_compute(void **state)
 
 static void test_alternating_sockets(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_inventory *inv;
     const struct mg_topology *t =
         load_ok(c, MESHGEN_TEST_DATA "/topo/alternating-sockets.xml", &inv);
@@ -603,7 +513,7 @@ static void test_alternating_sockets(void **state)
 
 static void test_backends_without_pci(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, MESHGEN_TEST_DATA "/topo/gpu-backends.xml", NULL);
     const struct mg_devinfo *v;
 
@@ -640,7 +550,7 @@ static void test_backends_without_pci(void **state)
 
 static void test_synthetic_cpu(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_inventory *inv;
     const struct mg_topology *t = load_ok(c, "synthetic:pack:2 core:4 pu:2", &inv);
     int i;
@@ -648,8 +558,8 @@ static void test_synthetic_cpu(void **state)
     assert_string_equal(inv->source, "synthetic:pack:2 core:4 pu:2");
     assert_string_equal(inv->hosts[0].name, "localhost");
     assert_null(inv->hosts[0].slice);
-    assert_ptr_equal(inv->hosts[0].at.file, c->at.file);
-    assert_int_equal(inv->hosts[0].at.line, c->at.line);
+    assert_ptr_equal(inv->hosts[0].at.file, spec_at.file);
+    assert_int_equal(inv->hosts[0].at.line, spec_at.line);
     assert_string_equal(t->key, "synthetic:pack:2 core:4 pu:2");
     assert_int_equal(t->n[MG_KIND_GPU], 0);
     assert_false(mg_topology_has_closeness(t, MG_KIND_GPU));
@@ -685,7 +595,7 @@ static void test_synthetic_cpu(void **state)
 
 static void test_real_cpu(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, HWLOC_DIR "memorysidecaches.xml", NULL);
 
     /* Sub-NUMA clustering: NUMA nodes 0 and 2 on package 0, 1 and 3 on
@@ -705,7 +615,7 @@ static void test_real_cpu(void **state)
 
 static void test_no_cores(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, MESHGEN_TEST_DATA "/topo/no-cores.xml", NULL);
     const struct mg_topology *s;
     int i;
@@ -735,7 +645,7 @@ static void test_no_cores(void **state)
 
 static void test_live(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_inventory *inv;
     const struct mg_topology *t;
 
@@ -754,7 +664,7 @@ static void test_live(void **state)
  * had one, 4096, with a warning past it), and costs a path per device. */
 static void test_closeness_linear(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *t = load_ok(c, "synthetic:pack:2 core:2100 pu:1", NULL);
     int k;
 
@@ -780,40 +690,31 @@ static void test_closeness_linear(void **state)
 
 /* ---- strings from a hostile file ------------------------------------------------ */
 
+/* Valid UTF-8 without a control character. */
 static int clean_utf8(const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        int n = *p < 0x80                  ? 1
-                : *p >= 0xc2 && *p <= 0xdf ? 2
-                : *p >= 0xe0 && *p <= 0xef ? 3
-                : *p >= 0xf0 && *p <= 0xf4 ? 4
-                                           : 0;
-        int i;
-        if (n == 0 || *p < 0x20 || *p == 0x7f)
+    const unsigned char *p;
+
+    for (p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
             return 0;
-        for (i = 1; i < n; i++)
-            if ((p[i] & 0xc0) != 0x80)
-                return 0;
-        p += n;
-    }
-    return 1;
+    return th_utf8(s);
 }
 
 static void test_hostile_strings(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     size_t len;
-    char *xml = slurp(MESHGEN_TEST_DATA "/topo/alternating-sockets.xml", &len);
+    char *xml = th_read(MESHGEN_TEST_DATA "/topo/alternating-sockets.xml", &len);
     /* Tab and newline as character references, a literal tab and DEL, and
      * a valid two-byte character that must survive. */
-    char *bad = replace_all(xml, "value=\"GA100 [A100 SXM4 40GB]\"",
-                            "value=\"A&#9;B&#10;C\tD\x7f caf\xc3\xa9\"");
-    char path[64];
+    char *bad = th_replace(xml, "value=\"GA100 [A100 SXM4 40GB]\"",
+                           "value=\"A&#9;B&#10;C\tD\x7f caf\xc3\xa9\"");
+    const char *path;
     const struct mg_topology *t;
     int g;
 
-    write_temp(path, bad, strlen(bad));
+    path = write_topology(c, bad, strlen(bad));
     t = load_ok(c, path, NULL);
     assert_int_equal(t->n[MG_KIND_GPU], 8);
     for (g = 0; g < 8; g++) {
@@ -823,7 +724,6 @@ static void test_hostile_strings(void **state)
         assert_non_null(strstr(v->model, "caf\xc3\xa9"));
         assert_true(strncmp(v->model, "A?B?C", 5) == 0);
     }
-    remove(path);
     free(bad);
     free(xml);
 }
@@ -832,7 +732,7 @@ static void test_hostile_strings(void **state)
 
 static void test_error_missing_file(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     expect_error(c, HWLOC_DIR "no-such-file.xml", "inventory-load");
     expect_error(c, MESHGEN_TEST_DATA, "inventory-load"); /* a directory */
     expect_error(c, "", "inventory-load");
@@ -840,21 +740,19 @@ static void test_error_missing_file(void **state)
 
 static void test_error_truncated(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     size_t len, cut;
-    char *xml = slurp(HWLOC_DIR "nvidiaDGX2.xml", &len);
-    char path[64];
+    char *xml = th_read(HWLOC_DIR "nvidiaDGX2.xml", &len);
+    const char *path;
 
     /* Cut at many points, including mid-tag, mid-attribute and just before
      * the closing </topology>: always one clean error, never a live load. */
     for (cut = 1; cut < len; cut += len / 23) {
-        write_temp(path, xml, cut);
+        path = write_topology(c, xml, cut);
         expect_error(c, path, "inventory-load");
-        remove(path);
     }
-    write_temp(path, xml, len - strlen("</topology>\n"));
+    path = write_topology(c, xml, len - strlen("</topology>\n"));
     expect_error(c, path, "inventory-load");
-    remove(path);
     free(xml);
 }
 
@@ -862,10 +760,10 @@ static void test_error_garbage(void **state)
 {
     static const char html[] = "<?xml version=\"1.0\"?>\n<html></html>\n";
     static const char v3[] = "<?xml version=\"1.0\"?>\n<topology version=\"3.0\">\n</topology>\n";
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     unsigned char bytes[4096];
     uint32_t x = 12345;
-    char path[64];
+    const char *path;
     size_t i;
 
     /* Random bytes, then the same with no NUL (so hwloc itself rejects
@@ -874,24 +772,19 @@ static void test_error_garbage(void **state)
         x = x * 1103515245u + 12345u;
         bytes[i] = (unsigned char)(x >> 16);
     }
-    write_temp(path, bytes, sizeof bytes);
+    path = write_topology(c, bytes, sizeof bytes);
     expect_error(c, path, "inventory-load");
-    remove(path);
     for (i = 0; i < sizeof bytes; i++)
         bytes[i] = bytes[i] ? bytes[i] : '<';
-    write_temp(path, bytes, sizeof bytes);
+    path = write_topology(c, bytes, sizeof bytes);
     expect_error(c, path, "inventory-load");
-    remove(path);
-    write_temp(path, "", 0);
+    path = write_topology(c, "", 0);
     expect_error(c, path, "inventory-load");
-    remove(path);
     /* Well-formed XML that is not a topology, and a future format. */
-    write_temp(path, html, strlen(html));
+    path = write_topology(c, html, strlen(html));
     expect_error(c, path, "inventory-load");
-    remove(path);
-    write_temp(path, v3, strlen(v3));
+    path = write_topology(c, v3, strlen(v3));
     expect_error_text(c, path, "inventory-load", "XML format 3 (hwloc 3.x)", NULL);
-    remove(path);
 }
 
 /* Files of hwloc 3's XML format: hwloc 2.x refuses them, and the error says
@@ -904,11 +797,11 @@ static void test_error_hwloc3(void **state)
         "<topology version=\"2.0\" >",      /* hwloc refuses it for another reason */
         "<topologydiff version=\"3.0\">",   /* not a topology */
     };
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     size_t len, i;
-    char *xml = slurp(MESHGEN_TEST_DATA "/topo/hwloc3-export.xml", &len);
-    char *v2 = replace_all(xml, "<topology version=\"3.0\">", "<topology version=\"2.0\">");
-    char path[64];
+    char *xml = th_read(MESHGEN_TEST_DATA "/topo/hwloc3-export.xml", &len);
+    char *v2 = th_replace(xml, "<topology version=\"3.0\">", "<topology version=\"2.0\">");
+    const char *path;
     const struct mg_topology *t;
 
     expect_error_text(c, MESHGEN_TEST_DATA "/topo/hwloc3-export.xml", "inventory-load",
@@ -918,23 +811,21 @@ static void test_error_hwloc3(void **state)
                       NULL);
     /* The same objects under the 2.0 header load: only the version
      * stopped hwloc. */
-    write_temp(path, v2, strlen(v2));
+    path = write_topology(c, v2, strlen(v2));
     t = load_ok(c, path, NULL);
     assert_int_equal(t->n[MG_KIND_GPU], 1);
     assert_string_equal(t->devs[MG_KIND_GPU][0].pci, "0000:01:00.0");
     assert_int_equal(t->n[MG_KIND_CORE], 2);
-    remove(path);
     /* Other ways of writing the root tag; a topology that hwloc refuses for
      * another reason (no objects) gets the general message. */
     for (i = 0; i < sizeof headers / sizeof headers[0]; i++) {
         char doc[256];
         snprintf(doc, sizeof doc, "<?xml version=\"1.0\"?>\n%s\n</topology>\n", headers[i]);
-        write_temp(path, doc, strlen(doc));
+        path = write_topology(c, doc, strlen(doc));
         if (i < 2)
             expect_error_text(c, path, "inventory-load", i ? "XML format 4" : "XML format 3", NULL);
         else
             expect_error_text(c, path, "inventory-load", "not a topology XML", "hwloc 3");
-        remove(path);
     }
     free(v2);
     free(xml);
@@ -942,7 +833,7 @@ static void test_error_hwloc3(void **state)
 
 static void test_error_synthetic(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     expect_error(c, "synthetic:bogus:3", "inventory-load");
     expect_error(c, "synthetic:", "inventory-load");
     expect_error(c, "synthetic:pack:2 core:0 pu:1", "inventory-load");
@@ -956,7 +847,7 @@ static void test_error_synthetic(void **state)
  * reports a missing file as an I/O error, never as broken XML. */
 static void test_error_yaml(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     expect_error(c, "inventories/missing-cluster.yaml", "io");
     expect_error(c, "missing-cluster.YML", "io");
 }
@@ -965,40 +856,40 @@ static void test_error_yaml(void **state)
 
 static void test_topology_load(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     struct mg_topology t;
     const char *host = NULL;
     const struct mg_inventory *inv;
 
     /* key: the path as opened; label: as the user wrote it. */
     assert_int_equal(mg_topology_load(&c->arena, &c->diags, HWLOC_DIR "eas-tioga.xml",
-                                      "../hwloc/eas-tioga.xml", c->at, &t, &host),
+                                      "../hwloc/eas-tioga.xml", spec_at, &t, &host),
                      0);
     assert_string_equal(t.key, HWLOC_DIR "eas-tioga.xml");
     assert_string_equal(t.label, "../hwloc/eas-tioga.xml");
     assert_string_equal(host, "tioga29");
     assert_int_equal(t.n[MG_KIND_GPU], 8);
     assert_int_equal(mg_topology_load(&c->arena, &c->diags, "synthetic:pack:1 core:2 pu:1",
-                                      "synthetic:pack:1 core:2 pu:1", c->at, &t, NULL),
+                                      "synthetic:pack:1 core:2 pu:1", spec_at, &t, NULL),
                      0);
     assert_int_equal(t.n[MG_KIND_CORE], 2);
     assert_int_equal(c->diags.n, 0);
     /* Messages name the file as the user wrote it. */
-    assert_int_equal(
-        mg_topology_load(&c->arena, &c->diags, "/nonexistent/dir/x.xml", "x.xml", c->at, &t, NULL),
-        -1);
+    assert_int_equal(mg_topology_load(&c->arena, &c->diags, "/nonexistent/dir/x.xml", "x.xml",
+                                      spec_at, &t, NULL),
+                     -1);
     assert_int_equal(c->diags.n_errors, 1);
     assert_string_equal(c->diags.items[0].check, "inventory-load");
     assert_non_null(strstr(c->diags.items[0].message, "'x.xml'"));
     assert_null(strstr(c->diags.items[0].message, "nonexistent"));
-    mg_diags_init(&c->diags, &c->arena);
+    th_reset(c);
 
     /* The depfile gets the XML file, and nothing for a description. */
-    inv = mg_inventory_load(&c->arena, &c->diags, HWLOC_DIR "nvidiaDGX2.xml", c->at);
+    inv = mg_inventory_load(&c->arena, &c->diags, HWLOC_DIR "nvidiaDGX2.xml", spec_at);
     assert_non_null(inv);
     assert_int_equal(inv->n_files, 1);
     assert_string_equal(inv->files[0], HWLOC_DIR "nvidiaDGX2.xml");
-    inv = mg_inventory_load(&c->arena, &c->diags, "synthetic:pack:1 core:2 pu:1", c->at);
+    inv = mg_inventory_load(&c->arena, &c->diags, "synthetic:pack:1 core:2 pu:1", spec_at);
     assert_non_null(inv);
     assert_int_equal(inv->n_files, 0);
 }
@@ -1007,7 +898,7 @@ static void test_topology_load(void **state)
 
 static void test_digest(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     const struct mg_topology *a = load_ok(c, HWLOC_DIR "nvidiaDGX2.xml", NULL);
     const struct mg_topology *b = load_ok(c, HWLOC_DIR "nvidiaDGX2.xml", NULL);
     const struct mg_topology *p = load_ok(c, HWLOC_DIR "power8gpudistances.xml", NULL);
@@ -1023,22 +914,21 @@ static void test_digest(void **state)
 
 static void test_digest_ignores_formatting(void **state)
 {
-    struct ctx *c = *state;
+    struct th_fx *c = *state;
     size_t len;
-    char *xml = slurp(HWLOC_DIR "eas-tioga.xml", &len);
+    char *xml = th_read(HWLOC_DIR "eas-tioga.xml", &len);
     /* Re-indented, with blank lines, and another host name: the same
      * topology, so the same digest (the host name belongs to the host). */
-    char *spaced = replace_all(xml, "\n  <", "\n\n      <");
-    char *renamed = replace_all(spaced, "value=\"tioga29\"", "value=\"tioga30\"");
-    char path[64];
+    char *spaced = th_replace(xml, "\n  <", "\n\n      <");
+    char *renamed = th_replace(spaced, "value=\"tioga29\"", "value=\"tioga30\"");
+    const char *path;
     const struct mg_inventory *inv;
     const struct mg_topology *a = load_ok(c, HWLOC_DIR "eas-tioga.xml", NULL), *b;
 
-    write_temp(path, renamed, strlen(renamed));
+    path = write_topology(c, renamed, strlen(renamed));
     b = load_ok(c, path, &inv);
     assert_string_equal(inv->hosts[0].name, "tioga30");
     assert_string_equal(a->digest, b->digest);
-    remove(path);
     free(renamed);
     free(spaced);
     free(xml);
@@ -1048,34 +938,34 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kind_names),
-        cmocka_unit_test_setup_teardown(test_gpu_counts, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dgx2, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_power8, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_tioga, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pci_class_rule, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_per_device_rule, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_nvidia_vga, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_accel_0380, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_es1000_beside_gpus, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_vendor_ids, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mixed_compute, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_alternating_sockets, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_backends_without_pci, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_synthetic_cpu, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_real_cpu, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_no_cores, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_live, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_closeness_linear, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hostile_strings, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_error_missing_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_error_truncated, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_error_garbage, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_error_hwloc3, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_error_synthetic, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_error_yaml, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_topology_load, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_digest, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_digest_ignores_formatting, setup, teardown),
+        th_test(test_gpu_counts),
+        th_test(test_dgx2),
+        th_test(test_power8),
+        th_test(test_tioga),
+        th_test(test_pci_class_rule),
+        th_test(test_per_device_rule),
+        th_test(test_nvidia_vga),
+        th_test(test_accel_0380),
+        th_test(test_es1000_beside_gpus),
+        th_test(test_vendor_ids),
+        th_test(test_mixed_compute),
+        th_test(test_alternating_sockets),
+        th_test(test_backends_without_pci),
+        th_test(test_synthetic_cpu),
+        th_test(test_real_cpu),
+        th_test(test_no_cores),
+        th_test(test_live),
+        th_test(test_closeness_linear),
+        th_test(test_hostile_strings),
+        th_test(test_error_missing_file),
+        th_test(test_error_truncated),
+        th_test(test_error_garbage),
+        th_test(test_error_hwloc3),
+        th_test(test_error_synthetic),
+        th_test(test_error_yaml),
+        th_test(test_topology_load),
+        th_test(test_digest),
+        th_test(test_digest_ignores_formatting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,41 +2,24 @@
  * Unit tests of placement: meshgen_bind and meshgen_verify (runtime/placement.c,
  * the meshgen::placement library) and meshgen_placement_env (runtime/env.c).
  *
- * The meshes are hand-written tables, as `meshgen generate` would emit them.
- * The POWER8 mesh mirrors tests/data/hwloc/power8gpudistances.xml (4 GPUs,
- * 2 NUMA nodes), which stands in for "this machine" through hwloc's
- * HWLOC_XMLFILE, while MESHGEN_HOSTNAME gives this machine the name of the
- * host it plays; the mismatch cases point HWLOC_XMLFILE at copies of that
- * file, edited by this test under /tmp, each with one difference; a
- * made-for-test file (tests/data/topo/mixed-compute.xml) checks the PCI
- * class rule. Binding is tested live on the machine running the tests
- * (which has at least CPU 0 and no CPU 9999), reading the thread's binding
- * back through hwloc.
+ * The meshes are tables as `meshgen generate` would emit them, built by the
+ * harness (harness.h) from a description. The POWER8 mesh mirrors
+ * tests/data/hwloc/power8gpudistances.xml (4 GPUs, 2 NUMA nodes), which
+ * stands in for "this machine" through hwloc's HWLOC_XMLFILE, while
+ * MESHGEN_HOSTNAME gives this machine the name of the host it plays; the
+ * mismatch cases point HWLOC_XMLFILE at copies of that file, edited by this
+ * test in a temporary directory, each with one difference; a made-for-test
+ * file (tests/data/topo/mixed-compute.xml) checks the PCI class rule. Binding is tested live on the
+ * machine running the tests (which has at least CPU 0 and no CPU 9999), reading the thread's
+ * binding back through hwloc.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, mkstemp */
+#include "harness.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <hwloc.h>
 
-#include <meshgen/meshgen.h>
-
-#ifndef MESHGEN_TEST_DATA
-#define MESHGEN_TEST_DATA "tests/data"
-#endif
 #define POWER8_XML MESHGEN_TEST_DATA "/hwloc/power8gpudistances.xml"
-
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- the POWER8 mesh: x=4 over the four P100s, two processes --------------------------- */
 
@@ -56,108 +39,50 @@ static const struct meshgen_device_info power8_gpus[4] = {
     P100("000b:01:00.0", 1, CPUS1, "GPU-93f5db36-624e-1453-40ab-85cc675aa903"),
 };
 
-static const int32_t identity4[4] = {0, 1, 2, 3};
-
-/* Everything a one-host mesh needs, writable so a test can alter a copy. */
-struct one_host {
-    struct meshgen_device_info devices[4];
-    struct meshgen_host_template tp;
-    struct meshgen_host host;
-    struct meshgen_axis axis;
-    struct meshgen_process procs[2];
-    struct meshgen_mesh mesh;
-};
-
 /* A one-host mesh x=n over n devices in order. Process 0 holds device 0 and
  * process 1 the others (for the POWER8 GPUs, 1..3 across both sockets). */
-static void one_host_init(struct one_host *s, const char *host, int kind,
+static void one_host_init(struct th_mesh *s, const char *host, int kind,
                           const struct meshgen_device_info *devices, int n)
 {
-    memset(s, 0, sizeof *s);
-    memcpy(s->devices, devices, (size_t)n * sizeof devices[0]);
-    s->tp.n_devices = n;
-    s->tp.devices = s->devices;
-    s->host.name = host;
-    s->host.slice = "";
-    s->host.n_devices = n;
-    s->axis.name = "x";
-    s->axis.size = s->axis.ici = n;
-    s->axis.dcn = 1;
-    s->axis.type = MESHGEN_AXIS_EXPLICIT;
-    s->procs[0].count = 1;
-    s->procs[1].first = 1;
-    s->procs[1].count = n - 1;
-    s->mesh.magic = MESHGEN_MAGIC;
-    s->mesh.abi = MESHGEN_ABI;
-    s->mesh.name = "placement";
-    s->mesh.generator_version = MESHGEN_VERSION_STRING;
-    s->mesh.digest = "sha256:0";
-    s->mesh.n_axes = 1;
-    s->mesh.axes = &s->axis;
-    s->mesh.device_kind = kind;
-    s->mesh.n_devices = n;
-    s->mesh.n_inventory_devices = n;
-    s->mesh.n_templates = 1;
-    s->mesh.templates = &s->tp;
-    s->mesh.n_hosts = 1;
-    s->mesh.hosts = &s->host;
-    s->mesh.n_granules = 1;
-    s->mesh.mesh_devices = identity4;
-    s->mesh.device_index = identity4;
-    s->mesh.process_mode = MESHGEN_PROCESSES_HOST;
-    s->mesh.n_processes = n > 1 ? 2 : 1;
-    s->mesh.processes = s->procs;
-    s->mesh.n_process_devices = n;
-    s->mesh.process_devices = identity4;
-    s->mesh.mpmd_axis = -1;
-    assert_int_equal(meshgen_mesh_check(&s->mesh), MESHGEN_OK);
+    const struct meshgen_process procs[2] = {{0, 0, 1}, {0, 1, n - 1}};
+    struct th_mesh_desc d = {.name = "placement",
+                             .kind = kind,
+                             .axis_type = MESHGEN_AXIS_EXPLICIT,
+                             .n_processes = n > 1 ? 2 : 1,
+                             .processes = procs};
+
+    d.axes[0] = (struct th_axis){"x", n, 1};
+    d.hosts[0] = (struct th_host){host, n, devices, NULL};
+    th_mesh_init(s, &d);
 }
 
 /* The name of the machine power8gpudistances.xml was exported on. */
 #define POWER8_HOST "drac-12.grenoble.grid5000.fr"
 
-static void power8_init(struct one_host *s)
+static void power8_init(struct th_mesh *s)
 {
     one_host_init(s, POWER8_HOST, MESHGEN_KIND_GPU, power8_gpus, 4);
 }
 
+/* The POWER8 mesh on the first of two hosts alike, a and b, whose devices
+ * are numbered 0..3 and 4..7. */
+static void two_hosts_init(struct th_mesh *s, const char *a, const char *b)
+{
+    static const int32_t first_four[4] = {0, 1, 2, 3};
+    static const struct meshgen_process procs[2] = {{0, 0, 1}, {0, 1, 3}};
+    struct th_mesh_desc d = {.name = "placement",
+                             .axis_type = MESHGEN_AXIS_EXPLICIT,
+                             .axes = {{"x", 4, 1}},
+                             .mesh = first_four,
+                             .n_processes = 2,
+                             .processes = procs};
+
+    d.hosts[0] = (struct th_host){a, 4, power8_gpus, NULL};
+    d.hosts[1] = (struct th_host){b, 4, power8_gpus, NULL};
+    th_mesh_init(s, &d);
+}
+
 /* ---- "this machine" through HWLOC_XMLFILE ------------------------------------------- */
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    n = ftell(f);
-    assert_true(n > 0);
-    rewind(f);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* Where a copy of the XML is written; removed by verify_xml. */
-static char temp_path[64];
-
-static void write_temp(const char *text)
-{
-    int fd;
-    FILE *f;
-
-    strcpy(temp_path, "/tmp/meshgen-placement-XXXXXX");
-    fd = mkstemp(temp_path);
-    assert_true(fd >= 0);
-    f = fdopen(fd, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
-}
 
 /* Runs meshgen_verify on a machine called self (MESHGEN_HOSTNAME; NULL
  * leaves the name to gethostname()) described by xml (HWLOC_XMLFILE). */
@@ -226,24 +151,22 @@ static void patch(char *text, const char *after, const char *from, const char *t
 
 /* Verifies the POWER8 mesh against an edited copy of its XML and checks the
  * report. */
-static void expect_mismatch(const char *xml, const char *report_text)
+static void expect_mismatch(struct th_fx *f, const char *xml, const char *report_text)
 {
-    struct one_host s;
+    struct th_mesh s;
     char report[256];
 
     power8_init(&s);
-    write_temp(xml);
-    assert_int_equal(verify_xml(&s.mesh, -1, temp_path, report, sizeof report),
+    assert_int_equal(verify_xml(&s.mesh, -1, th_write(f, "power8.xml", xml), report, sizeof report),
                      MESHGEN_ERR_MISMATCH);
     assert_string_equal(report, report_text);
-    unlink(temp_path);
 }
 
 /* ---- meshgen_verify ------------------------------------------------------------------- */
 
 static void test_verify_match(void **state)
 {
-    struct one_host s;
+    struct th_mesh s;
     char report[256];
 
     (void)state;
@@ -256,10 +179,10 @@ static void test_verify_match(void **state)
     /* A report is optional. */
     assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, NULL, 0), MESHGEN_OK);
     /* Only the first dot-separated part of a name has to match. */
-    s.host.name = "drac-12";
+    s.hosts[0].name = "drac-12";
     assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report), MESHGEN_OK);
     /* A mesh of one host is not any machine: its host has a name... */
-    s.host.name = "elsewhere";
+    s.hosts[0].name = "elsewhere";
     assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
                      MESHGEN_ERR_NO_HOST);
     assert_string_equal(report, "no host of the mesh is named '" POWER8_HOST
@@ -269,7 +192,7 @@ static void test_verify_match(void **state)
     assert_string_equal(report, "host 0 is 'elsewhere', but this machine is '" POWER8_HOST
                                 "' (from MESHGEN_HOSTNAME)");
     /* ...unless it is a synthetic inventory's "localhost". */
-    s.host.name = "localhost";
+    s.hosts[0].name = "localhost";
     assert_int_equal(verify_xml(&s.mesh, 0, POWER8_XML, report, sizeof report), MESHGEN_OK);
 }
 
@@ -293,7 +216,7 @@ static void test_verify_cpu_kind(void **state)
          .uuid = "",
          .cpuset = CPUS1},
     };
-    struct one_host s;
+    struct th_mesh s;
     char report[256];
 
     (void)state;
@@ -334,7 +257,7 @@ static void test_verify_tpu(void **state)
          .cpuset = "",
          .coords = {1, 0, 0}},
     };
-    struct one_host s;
+    struct th_mesh s;
     char report[256];
 
     (void)state;
@@ -347,19 +270,19 @@ static void test_verify_tpu(void **state)
 
 static void test_verify_gpu_removed(void **state)
 {
-    char *xml = slurp(POWER8_XML);
+    struct th_fx *f = *state;
+    char *xml = th_read(POWER8_XML, NULL);
     char *start = line_of(xml, "bridge_pci=\"000b:[00-01]\"");
 
-    (void)state;
     /* The last GPU's bridge, its PCI device and its three OS devices go. */
     memmove(start, element_end(start), strlen(element_end(start)) + 1);
-    expect_mismatch(xml, "missing device: expected 4 gpu devices, found 3");
+    expect_mismatch(f, xml, "missing device: expected 4 gpu devices, found 3");
     free(xml);
 }
 
 static void test_verify_extra_device(void **state)
 {
-    struct one_host s;
+    struct th_mesh s;
     char report[256];
 
     (void)state;
@@ -371,13 +294,14 @@ static void test_verify_extra_device(void **state)
 
 static void test_verify_model_changed(void **state)
 {
-    char *xml = slurp(POWER8_XML);
+    struct th_fx *f = *state;
+    char *xml = th_read(POWER8_XML, NULL);
 
-    (void)state;
     /* NVML is the preferred backend, so its model is the one kept. */
     patch(xml, "name=\"nvml1\"", "Tesla P100-SXM2-16GB", "Tesla V100-SXM2-16GB");
-    expect_mismatch(xml, "device 1: model 'Tesla P100-SXM2-16GB' expected, "
-                         "'Tesla V100-SXM2-16GB' found");
+    expect_mismatch(f, xml,
+                    "device 1: model 'Tesla P100-SXM2-16GB' expected, "
+                    "'Tesla V100-SXM2-16GB' found");
     free(xml);
 }
 
@@ -385,13 +309,13 @@ static void test_verify_model_changed(void **state)
  * wrong, the id decides (docs/reference.md §2, "Vendors"). */
 static void test_verify_vendor_id_changed(void **state)
 {
-    char *xml = slurp(POWER8_XML);
-    struct one_host s;
+    struct th_fx *f = *state;
+    char *xml = th_read(POWER8_XML, NULL);
+    struct th_mesh s;
     char report[256];
 
-    (void)state;
     patch(xml, "pci_busid=\"000a:01:00.0\"", "[10de:", "[10df:");
-    expect_mismatch(xml, "device 2: PCI vendor id 0x10de expected, 0x10df found");
+    expect_mismatch(f, xml, "device 2: PCI vendor id 0x10de expected, 0x10df found");
     free(xml);
     /* Tables without the id (a GPU with no PCI device) and this machine's. */
     power8_init(&s);
@@ -403,21 +327,21 @@ static void test_verify_vendor_id_changed(void **state)
 
 static void test_verify_pci_changed(void **state)
 {
-    char *xml = slurp(POWER8_XML);
+    struct th_fx *f = *state;
+    char *xml = th_read(POWER8_XML, NULL);
 
-    (void)state;
     patch(xml, "type=\"PCIDev\"", "pci_busid=\"000a:01:00.0\"", "pci_busid=\"000a:01:00.1\"");
-    expect_mismatch(xml, "device 2: PCI bus id 000a:01:00.0 expected, 000a:01:00.1 found");
+    expect_mismatch(f, xml, "device 2: PCI bus id 000a:01:00.0 expected, 000a:01:00.1 found");
     free(xml);
 }
 
 static void test_verify_numa_changed(void **state)
 {
-    char *xml = slurp(POWER8_XML);
+    struct th_fx *f = *state;
+    char *xml = th_read(POWER8_XML, NULL);
     char *moved, *block, *block_end, *target, *out;
     size_t n_before, n_block, n_between;
 
-    (void)state;
     /* GPU 0's bridge moves from package 0 to package 1, just before the
      * bridge of GPU 2: same PCI bus id, but now NUMA node 1. */
     block = line_of(xml, "bridge_pci=\"0002:[00-01]\"");
@@ -437,14 +361,14 @@ static void test_verify_numa_changed(void **state)
     memcpy(moved, block, n_block);
     moved += n_block;
     strcpy(moved, target);
-    expect_mismatch(out, "device 0: NUMA node 0 expected, 1 found");
+    expect_mismatch(f, out, "device 0: NUMA node 0 expected, 1 found");
     free(out);
     free(xml);
 }
 
 static void test_verify_uuid_and_report_cap(void **state)
 {
-    struct one_host s;
+    struct th_mesh s;
     char report[16];
 
     (void)state;
@@ -463,9 +387,7 @@ static void test_verify_uuid_and_report_cap(void **state)
 
 static void test_verify_errors(void **state)
 {
-    static const int32_t index8[8] = {0, 1, 2, 3, -1, -1, -1, -1};
-    struct meshgen_host hosts[2];
-    struct one_host s;
+    struct th_mesh s;
     char report[256];
 
     (void)state;
@@ -477,18 +399,7 @@ static void test_verify_errors(void **state)
     assert_int_equal(verify_xml(&s.mesh, 0, POWER8_XML, report, sizeof report), MESHGEN_ERR_MAGIC);
 
     /* Two hosts, neither of them this machine: host 0 is no longer assumed. */
-    power8_init(&s);
-    hosts[0] = s.host;
-    hosts[0].name = "gpu001";
-    hosts[1] = hosts[0];
-    hosts[1].name = "gpu002";
-    hosts[1].first_device = 4;
-    hosts[1].granule = 1;
-    s.mesh.n_hosts = 2;
-    s.mesh.hosts = hosts;
-    s.mesh.n_inventory_devices = 8;
-    s.mesh.device_index = index8;
-    s.mesh.n_granules = 2;
+    two_hosts_init(&s, "gpu001", "gpu002");
     assert_int_equal(meshgen_mesh_check(&s.mesh), MESHGEN_OK);
     assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
                      MESHGEN_ERR_NO_HOST);
@@ -496,7 +407,7 @@ static void test_verify_errors(void **state)
                                 "'drac-12.grenoble.grid5000.fr' (from MESHGEN_HOSTNAME; "
                                 "the mesh has 2 hosts)");
     /* Named, the second host is found, and its devices are numbered as such. */
-    hosts[1].name = "drac-12.grenoble.grid5000.fr";
+    s.hosts[1].name = "drac-12.grenoble.grid5000.fr";
     assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report), MESHGEN_OK);
     s.devices[2].numa = 0;
     assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
@@ -504,8 +415,8 @@ static void test_verify_errors(void **state)
     assert_string_equal(report, "host drac-12.grenoble.grid5000.fr, device 6 (local 2): "
                                 "NUMA node 0 expected, 1 found");
     /* Two hosts with the same short name cannot be told apart. */
-    hosts[0].name = "drac-12.a";
-    hosts[1].name = "drac-12.b";
+    s.hosts[0].name = "drac-12.a";
+    s.hosts[1].name = "drac-12.b";
     assert_int_equal(verify_xml(&s.mesh, -1, POWER8_XML, report, sizeof report),
                      MESHGEN_ERR_NO_HOST);
     assert_string_equal(report, "'drac-12.grenoble.grid5000.fr' (from MESHGEN_HOSTNAME) could be "
@@ -522,24 +433,11 @@ static void test_verify_errors(void **state)
  * verifies the wrong one is told so even though every device matches. */
 static void test_verify_host_identity(void **state)
 {
-    static const int32_t index8[8] = {0, 1, 2, 3, -1, -1, -1, -1};
-    struct meshgen_host hosts[2];
-    struct one_host s;
+    struct th_mesh s;
     char report[256], self[256] = "", expected[512];
 
     (void)state;
-    power8_init(&s);
-    hosts[0] = s.host;
-    hosts[0].name = "gpu001";
-    hosts[1] = hosts[0];
-    hosts[1].name = "gpu002";
-    hosts[1].first_device = 4;
-    hosts[1].granule = 1;
-    s.mesh.n_hosts = 2;
-    s.mesh.hosts = hosts;
-    s.mesh.n_inventory_devices = 8;
-    s.mesh.device_index = index8;
-    s.mesh.n_granules = 2;
+    two_hosts_init(&s, "gpu001", "gpu002");
     assert_int_equal(meshgen_mesh_check(&s.mesh), MESHGEN_OK);
 
     assert_int_equal(verify_as(&s.mesh, 1, "gpu002", POWER8_XML, report, sizeof report),
@@ -616,7 +514,7 @@ static const struct meshgen_device_info mixed_gpus[4] = {
  * four Teslas are found, in bus id order. */
 static void test_verify_class_rule(void **state)
 {
-    struct one_host s;
+    struct th_mesh s;
     char report[256];
 
     (void)state;
@@ -632,6 +530,7 @@ static void test_verify_class_rule(void **state)
  * and bind alike, and refused with a report (docs/reference.md §2). */
 static void test_verify_doctype_refused(void **state)
 {
+    struct th_fx *f = *state;
     static const char *const doctypes[] = {
         "<!DOCTYPE topology [ ]>",
         "<!DOCTYPE topology>",
@@ -641,34 +540,26 @@ static void test_verify_doctype_refused(void **state)
                                       "a DOCTYPE without a system identifier",
                                       "an internal DTD subset"};
     const char *line = "<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">";
-    char *xml = slurp(POWER8_XML), *at = strstr(xml, line), *copy, report[512];
-    struct one_host s;
+    char *xml = th_read(POWER8_XML, NULL), *copy, report[512];
+    const char *path;
+    struct th_mesh s;
     int i;
 
-    (void)state;
-    assert_non_null(at);
+    assert_non_null(strstr(xml, line));
     power8_init(&s);
     for (i = 0; i < COUNT(doctypes); i++) {
-        size_t head = (size_t)(at - xml);
-
-        copy = malloc(strlen(xml) + strlen(doctypes[i]) + 1);
-        assert_non_null(copy);
-        memcpy(copy, xml, head);
-        strcpy(copy + head, doctypes[i]);
-        strcat(copy, at + strlen(line));
-        write_temp(copy);
-        assert_int_equal(verify_xml(&s.mesh, -1, temp_path, report, sizeof report),
-                         MESHGEN_ERR_SYSTEM);
+        copy = th_replace(xml, line, doctypes[i]);
+        path = th_write(f, mg_printf(&f->arena, "doctype%d.xml", i), copy);
+        assert_int_equal(verify_xml(&s.mesh, -1, path, report, sizeof report), MESHGEN_ERR_SYSTEM);
         assert_non_null(strstr(report, "is not given to hwloc"));
         assert_non_null(strstr(report, why[i]));
-        assert_int_equal(setenv("HWLOC_XMLFILE", temp_path, 1), 0);
+        assert_int_equal(setenv("HWLOC_XMLFILE", path, 1), 0);
         assert_int_equal(meshgen_bind(&s.mesh, 0), MESHGEN_ERR_SYSTEM);
         /* hwloc prefers a synthetic description to the file, and never reads it. */
         assert_int_equal(setenv("HWLOC_SYNTHETIC", "pu:2", 1), 0);
         assert_int_equal(meshgen_bind(&s.mesh, 0), MESHGEN_ERR_UNSUPPORTED);
         assert_int_equal(unsetenv("HWLOC_SYNTHETIC"), 0);
         assert_int_equal(unsetenv("HWLOC_XMLFILE"), 0);
-        unlink(temp_path);
         free(copy);
     }
     /* A file that cannot be read is a system error, with its reason. */
@@ -697,7 +588,7 @@ static void test_bind_live(void **state)
     };
     hwloc_topology_t topo;
     hwloc_bitmap_t before, after;
-    struct one_host s;
+    struct th_mesh s;
 
     (void)state;
     one_host_init(&s, "any", MESHGEN_KIND_CORE, cores, 4);
@@ -787,7 +678,7 @@ static void test_vendor_table(void **state)
 
 static void test_env_cuda_uuid_and_index(void **state)
 {
-    struct one_host s;
+    struct th_mesh s;
 
     (void)state;
     power8_init(&s);
@@ -843,7 +734,7 @@ static void test_env_rocr_uuid(void **state)
          .uuid = "2293c2b81539dc",
          .cpuset = "56-63,120-127"},
     };
-    struct one_host s;
+    struct th_mesh s;
 
     (void)state;
     one_host_init(&s, "tioga29", MESHGEN_KIND_GPU, mi250x, 2);
@@ -879,7 +770,7 @@ static void test_env_mixed_vendors(void **state)
         MIXED("0000:86:00.0", 0x10de, "", ""),
         MIXED("0000:af:00.0", 0x1002, "NVIDIA Corporation", ""),
     };
-    struct one_host s;
+    struct th_mesh s;
 
     (void)state;
     one_host_init(&s, "mixed", MESHGEN_KIND_GPU, gpus, 4);
@@ -928,7 +819,7 @@ static void test_env_omp_places(void **state)
         CORE("1-3,5"),
         CORE("7"),
     };
-    struct one_host s;
+    struct th_mesh s;
 
     (void)state;
     power8_init(&s);
@@ -964,7 +855,7 @@ static void test_env_omp_places(void **state)
 
 static void test_env_no_space_and_errors(void **state)
 {
-    struct one_host s;
+    struct th_mesh s;
     char buf[64];
     int n;
 
@@ -1002,7 +893,7 @@ static void test_env_no_space_and_errors(void **state)
  * written; fuzz/regressions/fuzz_runtime_env/env-cap-zero-writes-nul). */
 static void test_env_cap_zero_writes_nothing(void **state)
 {
-    struct one_host s;
+    struct th_mesh s;
     char buf[8];
     int var;
 
@@ -1026,17 +917,17 @@ int main(void)
         cmocka_unit_test(test_verify_match),
         cmocka_unit_test(test_verify_cpu_kind),
         cmocka_unit_test(test_verify_tpu),
-        cmocka_unit_test(test_verify_gpu_removed),
+        th_test(test_verify_gpu_removed),
         cmocka_unit_test(test_verify_extra_device),
-        cmocka_unit_test(test_verify_model_changed),
-        cmocka_unit_test(test_verify_pci_changed),
-        cmocka_unit_test(test_verify_vendor_id_changed),
-        cmocka_unit_test(test_verify_numa_changed),
+        th_test(test_verify_model_changed),
+        th_test(test_verify_pci_changed),
+        th_test(test_verify_vendor_id_changed),
+        th_test(test_verify_numa_changed),
         cmocka_unit_test(test_verify_uuid_and_report_cap),
         cmocka_unit_test(test_verify_errors),
         cmocka_unit_test(test_verify_class_rule),
         cmocka_unit_test(test_verify_host_identity),
-        cmocka_unit_test(test_verify_doctype_refused),
+        th_test(test_verify_doctype_refused),
         cmocka_unit_test(test_bind_live),
         cmocka_unit_test(test_env_names),
         cmocka_unit_test(test_env_cuda_uuid_and_index),

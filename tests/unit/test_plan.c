@@ -3,127 +3,7 @@
  * no hwloc. The reference cases of docs/reference.md §9 (create_hybrid_device_mesh,
  * eformer's DCN inference, jaxpp's stages) are here, named as such.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <meshgen/gen.h>
-
-struct fixture {
-    struct mg_arena arena;
-    struct mg_diags diags;
-    struct mg_spec spec;
-    struct mg_inventory inv;
-};
-
-static struct mg_mark mark(int line)
-{
-    struct mg_mark m = {"test.yaml", line, 1};
-    return m;
-}
-
-static int setup(void **state)
-{
-    struct fixture *f = calloc(1, sizeof *f);
-    mg_arena_init(&f->arena);
-    mg_diags_init(&f->diags, &f->arena);
-    f->spec.file = "test.yaml";
-    f->spec.dir = ".";
-    f->spec.format = 1;
-    f->spec.name = "t";
-    f->spec.name_at = mark(2);
-    f->spec.mesh_at = mark(3);
-    f->spec.axes_at = mark(4);
-    f->spec.shape_at = mark(5);
-    f->spec.dcn_at = mark(6);
-    f->spec.mpmd_at = mark(7);
-    f->spec.device_kind = MG_KIND_GPU;
-    f->spec.order = MG_ORDER_INVENTORY;
-    f->spec.processes = MESHGEN_PROCESSES_HOST;
-    f->spec.granule = MG_GRANULE_HOST;
-    f->spec.sort_granules = 1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    mg_arena_free(&f->arena);
-    free(f);
-    return 0;
-}
-
-/* n_hosts hosts named h0.., each with per_host GPUs of one shared topology,
- * whose closeness matrix is `closeness` (NULL: uniform). */
-static void hosts(struct fixture *f, int n_hosts, int per_host, const int *closeness)
-{
-    struct mg_topology *t = mg_alloc(&f->arena, sizeof *t);
-    int i;
-    t->key = t->label = "test";
-    t->n[MG_KIND_GPU] = per_host;
-    t->devs[MG_KIND_GPU] = mg_alloc_array(&f->arena, (size_t)per_host, sizeof(struct mg_devinfo));
-    for (i = 0; i < per_host; i++) {
-        struct mg_devinfo *d = &t->devs[MG_KIND_GPU][i];
-        d->kind = MG_KIND_GPU;
-        d->os_index = -1;
-        d->numa = 0;
-        d->pci = d->vendor = d->model = d->uuid = d->cpuset = "";
-    }
-    if (closeness) {
-        t->closeness[MG_KIND_GPU] =
-            mg_alloc_array(&f->arena, (size_t)per_host * (size_t)per_host, sizeof(int));
-        memcpy(t->closeness[MG_KIND_GPU], closeness,
-               (size_t)per_host * (size_t)per_host * sizeof(int));
-    }
-    f->inv.source = "test-inventory";
-    f->inv.n_topologies = 1;
-    f->inv.topologies = t;
-    f->inv.n_hosts = n_hosts;
-    f->inv.hosts = mg_alloc_array(&f->arena, (size_t)n_hosts, sizeof(struct mg_host));
-    for (i = 0; i < n_hosts; i++) {
-        f->inv.hosts[i].name = mg_printf(&f->arena, "h%d", i);
-        f->inv.hosts[i].topology = 0;
-        f->inv.hosts[i].at = mark(100 + i);
-    }
-}
-
-static void axes(struct fixture *f, int n, const char *const *names, const int64_t *shape,
-                 const int64_t *dcn)
-{
-    int i;
-    f->spec.n_axes = f->spec.shape_n = n;
-    for (i = 0; i < n; i++) {
-        f->spec.axes[i].name = names[i];
-        f->spec.axes[i].name_at = mark(4);
-        f->spec.axes[i].size = shape[i];
-        f->spec.axes[i].size_at = mark(5);
-        f->spec.axes[i].type = MESHGEN_AXIS_EXPLICIT;
-        if (dcn) {
-            f->spec.axes[i].dcn = dcn[i];
-            f->spec.axes[i].dcn_at = mark(6);
-        }
-    }
-    if (dcn) {
-        f->spec.has_dcn = 1;
-        f->spec.dcn_n = n;
-    }
-}
-
-static int has_error(const struct fixture *f, const char *check)
-{
-    int i;
-    for (i = 0; i < f->diags.n; i++)
-        if (f->diags.items[i].severity == MG_SEV_ERROR &&
-            strcmp(f->diags.items[i].check, check) == 0)
-            return 1;
-    return 0;
-}
+#include "harness.h"
 
 static void assert_mesh(const struct mg_plan *p, const int *want, int n)
 {
@@ -141,13 +21,13 @@ static const char *const abc[] = {"a", "b", "c"};
  * (2,2), dcn (2,1) -> [[0,1],[2,3],[4,5],[6,7]]. */
 static void test_reference_hybrid_dcn_outer(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {4, 2}, dcn[] = {2, 1};
     const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
     struct mg_plan *p;
-    hosts(f, 2, 4, NULL);
-    axes(f, 2, ab, shape, dcn);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 2, ab, shape, dcn);
+    p = th_compile(f);
     assert_mesh(p, want, 8);
     assert_int_equal(p->ici[0], 2);
     assert_int_equal(p->dcn[0], 2);
@@ -156,23 +36,23 @@ static void test_reference_hybrid_dcn_outer(void **state)
 /* Reference case: dcn (1,2) -> [[0,1,4,5],[2,3,6,7]]. */
 static void test_reference_hybrid_dcn_inner(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {2, 4}, dcn[] = {1, 2};
     const int want[] = {0, 1, 4, 5, 2, 3, 6, 7};
-    hosts(f, 2, 4, NULL);
-    axes(f, 2, ab, shape, dcn);
-    assert_mesh(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL), want, 8);
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 2, ab, shape, dcn);
+    assert_mesh(th_compile(f), want, 8);
 }
 
 /* Reference case: dcn (4,1) -> error (2 granules, product 4). */
 static void test_reference_hybrid_dcn_too_many(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {4, 2}, dcn[] = {4, 1};
-    hosts(f, 2, 4, NULL);
-    axes(f, 2, ab, shape, dcn);
-    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
-    assert_true(has_error(f, "dcn-granules"));
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 2, ab, shape, dcn);
+    assert_null(th_compile(f));
+    assert_true(has_error(&f->diags, "dcn-granules"));
     assert_non_null(strstr(f->diags.items[0].message, "is 4"));
     assert_non_null(strstr(f->diags.items[0].message, "2 granules"));
     assert_int_equal(f->diags.n_errors, 1);
@@ -181,26 +61,26 @@ static void test_reference_hybrid_dcn_too_many(void **state)
 /* Reference case: ici (2,4) -> error (4 devices per host, product 8). */
 static void test_reference_hybrid_ici_too_big(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {2, 8}, dcn[] = {1, 2};
-    hosts(f, 2, 4, NULL);
-    axes(f, 2, ab, shape, dcn);
-    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
-    assert_true(has_error(f, "ici-devices"));
-    assert_true(has_error(f, "shape-devices"));
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 2, ab, shape, dcn);
+    assert_null(th_compile(f));
+    assert_true(has_error(&f->diags, "ici-devices"));
+    assert_true(has_error(&f->diags, "shape-devices"));
 }
 
 /* Reference case (eformer calculate_host_mesh_shape): global (2,4), 4 per
  * host, 2 hosts -> host (1,4), dcn (2,1). */
 static void test_reference_dcn_inference(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {2, 4};
     const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
     struct mg_plan *p;
-    hosts(f, 2, 4, NULL);
-    axes(f, 2, ab, shape, NULL);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 2, ab, shape, NULL);
+    p = th_compile(f);
     assert_mesh(p, want, 8);
     assert_int_equal(p->ici[0], 1);
     assert_int_equal(p->ici[1], 4);
@@ -211,12 +91,12 @@ static void test_reference_dcn_inference(void **state)
 /* -1 is resolved against the total, then the hybrid split is applied. */
 static void test_infer_then_hybrid(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {-1, 4};
     struct mg_plan *p;
-    hosts(f, 4, 4, NULL);
-    axes(f, 2, ab, shape, NULL);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_hosts(f, 4, 4, NULL);
+    th_axes(f, 2, ab, shape, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     assert_int_equal(p->size[0], 4);
     assert_int_equal(p->dcn[0], 4);
@@ -225,12 +105,12 @@ static void test_infer_then_hybrid(void **state)
 
 static void test_dcn_inference_fails(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {3, 4};
-    hosts(f, 4, 3, NULL);
-    axes(f, 2, ab, shape, NULL);
-    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
-    assert_true(has_error(f, "dcn-infer"));
+    th_hosts(f, 4, 3, NULL);
+    th_axes(f, 2, ab, shape, NULL);
+    assert_null(th_compile(f));
+    assert_true(has_error(&f->diags, "dcn-infer"));
 }
 
 /* Reference case (jaxpp MpmdMesh): 16 devices, shape (4,2,1,2,1), names
@@ -238,16 +118,16 @@ static void test_dcn_inference_fails(void **state)
  * 4i..4i+3; with one process per device every process is in one stage. */
 static void test_reference_jaxpp_stages(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const char *const names[] = {"stage", "data", "sequence", "tensor", "expert"};
     const int64_t shape[] = {4, 2, 1, 2, 1};
     struct mg_plan *p;
     int i;
-    hosts(f, 1, 16, NULL);
-    axes(f, 5, names, shape, NULL);
+    th_hosts(f, 1, 16, NULL);
+    th_axes(f, 5, names, shape, NULL);
     f->spec.mpmd = "stage";
     f->spec.processes = MESHGEN_PROCESSES_DEVICE;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     assert_int_equal(p->mpmd_axis, 0);
     assert_int_equal(p->n_processes, 16);
@@ -258,14 +138,14 @@ static void test_reference_jaxpp_stages(void **state)
 /* One process per host whose devices fall in two stages: named error. */
 static void test_mpmd_process_in_two_stages(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const char *const names[] = {"pp", "tp"};
     const int64_t shape[] = {4, 2};
-    hosts(f, 2, 4, NULL);
-    axes(f, 2, names, shape, NULL);
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 2, names, shape, NULL);
     f->spec.mpmd = "pp";
-    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
-    assert_true(has_error(f, "mpmd-process"));
+    assert_null(th_compile(f));
+    assert_true(has_error(&f->diags, "mpmd-process"));
     assert_non_null(strstr(f->diags.items[0].message, "host 'h0'"));
     assert_non_null(strstr(f->diags.items[0].message, "stage 0"));
     assert_non_null(strstr(f->diags.items[0].message, "stage 1"));
@@ -274,14 +154,14 @@ static void test_mpmd_process_in_two_stages(void **state)
 /* The pipeline axis outermost over DCN: each host is one stage. */
 static void test_mpmd_stage_per_host(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const char *const names[] = {"pp", "tp"};
     const int64_t shape[] = {2, 4};
     struct mg_plan *p;
-    hosts(f, 2, 4, NULL);
-    axes(f, 2, names, shape, NULL);
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 2, names, shape, NULL);
     f->spec.mpmd = "pp";
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     assert_int_equal(p->n_processes, 2);
     assert_int_equal(p->processes[1].host, 1);
@@ -290,10 +170,10 @@ static void test_mpmd_stage_per_host(void **state)
 
 static void test_granules_heterogeneous(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {-1};
     struct mg_topology *t;
-    hosts(f, 3, 4, NULL);
+    th_hosts(f, 3, 4, NULL);
     /* A second topology with 2 GPUs for host h2. */
     t = mg_alloc_array(&f->arena, 2, sizeof *t);
     t[0] = f->inv.topologies[0];
@@ -302,9 +182,9 @@ static void test_granules_heterogeneous(void **state)
     f->inv.topologies = t;
     f->inv.n_topologies = 2;
     f->inv.hosts[2].topology = 1;
-    axes(f, 1, ab, shape, NULL);
-    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
-    assert_true(has_error(f, "granules-homogeneous"));
+    th_axes(f, 1, ab, shape, NULL);
+    assert_null(th_compile(f));
+    assert_true(has_error(&f->diags, "granules-homogeneous"));
     assert_non_null(strstr(f->diags.items[0].message, "'h2' has 2"));
     assert_non_null(strstr(f->diags.items[0].message, "'h0' has 4"));
     assert_int_equal(f->diags.items[0].at.line, 102);
@@ -314,18 +194,18 @@ static void test_granules_heterogeneous(void **state)
  * slice's first host, never their names (JAX keys them by slice_index). */
 static void test_slices_in_process_order(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {2, 4}, dcn[] = {2, 1};
     const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
     struct mg_plan *p;
-    hosts(f, 4, 2, NULL);
+    th_hosts(f, 4, 2, NULL);
     f->inv.hosts[0].slice = "rack10";
     f->inv.hosts[1].slice = "rack10";
     f->inv.hosts[2].slice = "rack9";
     f->inv.hosts[3].slice = "rack9";
     f->spec.granule = MG_GRANULE_SLICE;
-    axes(f, 2, ab, shape, dcn);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_axes(f, 2, ab, shape, dcn);
+    p = th_compile(f);
     assert_mesh(p, want, 8);
     assert_int_equal(p->host_granule[0], 0);
     assert_int_equal(p->host_granule[2], 1);
@@ -333,7 +213,7 @@ static void test_slices_in_process_order(void **state)
     /* JAX's should_sort_granules_by_key: sorted by key or not, the key is
      * the first process, so the order is the same. */
     f->spec.sort_granules = 0;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_mesh(p, want, 8);
 }
 
@@ -341,18 +221,18 @@ static void test_slices_in_process_order(void **state)
  * and slices are ordered by their first process. */
 static void test_slices_interleaved(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {2, 4}, dcn[] = {2, 1};
     const int want[] = {0, 1, 4, 5, 2, 3, 6, 7};
     struct mg_plan *p;
-    hosts(f, 4, 2, NULL);
+    th_hosts(f, 4, 2, NULL);
     f->inv.hosts[0].slice = "b";
     f->inv.hosts[1].slice = "a";
     f->inv.hosts[2].slice = "b";
     f->inv.hosts[3].slice = "a";
     f->spec.granule = MG_GRANULE_SLICE;
-    axes(f, 2, ab, shape, dcn);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_axes(f, 2, ab, shape, dcn);
+    p = th_compile(f);
     assert_mesh(p, want, 8);
     assert_string_equal(p->granules[0].key, "b");
 }
@@ -361,16 +241,16 @@ static void test_slices_interleaved(void **state)
  * slice with that name is another granule (they were once one). */
 static void test_slice_named_like_host(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {3, 2}, dcn[] = {3, 1};
     const int want[] = {0, 1, 2, 3, 4, 5};
     struct mg_plan *p;
-    hosts(f, 3, 2, NULL);
+    th_hosts(f, 3, 2, NULL);
     f->inv.hosts[0].slice = "h2";
     f->inv.hosts[2].slice = "h1";
     f->spec.granule = MG_GRANULE_SLICE;
-    axes(f, 2, ab, shape, dcn);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_axes(f, 2, ab, shape, dcn);
+    p = th_compile(f);
     assert_mesh(p, want, 6);
     assert_int_equal(p->n_granules, 3);
     assert_int_equal(p->host_granule[0], 0);
@@ -386,17 +266,17 @@ static void test_slice_named_like_host(void **state)
  * granule k is process k, whatever the names. */
 static void test_process_order_not_names(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {3, 2}, dcn[] = {3, 1};
     const int want[] = {0, 1, 2, 3, 4, 5};
     struct mg_plan *p;
     int k;
-    hosts(f, 3, 2, NULL);
+    th_hosts(f, 3, 2, NULL);
     f->inv.hosts[0].name = "n10";
     f->inv.hosts[1].name = "n2";
     f->inv.hosts[2].name = "n1";
-    axes(f, 2, ab, shape, dcn);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_axes(f, 2, ab, shape, dcn);
+    p = th_compile(f);
     assert_mesh(p, want, 6);
     for (k = 0; k < 3; k++) {
         assert_int_equal(p->host_granule[k], k);
@@ -409,28 +289,28 @@ static void test_process_order_not_names(void **state)
  * shape, never a placeholder count. */
 static void test_dcn_infer_slices(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {3, 4, 2}, bad[] = {2, 2};
     struct mg_plan *p;
     int i;
-    hosts(f, 6, 4, NULL);
+    th_hosts(f, 6, 4, NULL);
     for (i = 0; i < 6; i++)
         f->inv.hosts[i].slice = i < 3 ? "s0" : "s1";
     f->spec.granule = MG_GRANULE_SLICE;
-    axes(f, 3, abc, shape, NULL);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_axes(f, 3, abc, shape, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     assert_int_equal(p->dcn[0], 1);
     assert_int_equal(p->dcn[1], 2);
     assert_int_equal(p->ici[1], 2);
     assert_int_equal(p->dcn[2], 1);
 
-    hosts(f, 4, 1, NULL);
+    th_hosts(f, 4, 1, NULL);
     for (i = 0; i < 4; i++)
         f->inv.hosts[i].slice = mg_printf(&f->arena, "s%d", i);
-    axes(f, 2, ab, bad, NULL);
-    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
-    assert_true(has_error(f, "dcn-infer"));
+    th_axes(f, 2, ab, bad, NULL);
+    assert_null(th_compile(f));
+    assert_true(has_error(&f->diags, "dcn-infer"));
     assert_null(strstr(f->diags.items[0].message, "-1"));
     assert_non_null(strstr(f->diags.items[0].message, "over 4 slices"));
 }
@@ -439,12 +319,12 @@ static void test_dcn_infer_slices(void **state)
  * devices". */
 static void test_dcn_infer_message(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {5, 2};
-    hosts(f, 2, 5, NULL);
-    axes(f, 2, ab, shape, NULL);
-    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
-    assert_true(has_error(f, "dcn-infer"));
+    th_hosts(f, 2, 5, NULL);
+    th_axes(f, 2, ab, shape, NULL);
+    assert_null(th_compile(f));
+    assert_true(has_error(&f->diags, "dcn-infer"));
     assert_null(strstr(f->diags.items[0].message, "-1"));
     assert_non_null(strstr(f->diags.items[0].message, "axis 'a' (size 5)"));
 }
@@ -452,35 +332,35 @@ static void test_dcn_infer_message(void **state)
 /* devices: N takes the first N devices; whole granules or part of one. */
 static void test_devices_subset(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {-1};
     struct mg_plan *p;
-    hosts(f, 2, 4, NULL);
-    axes(f, 1, ab, shape, NULL);
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 1, ab, shape, NULL);
     f->spec.has_devices = 1;
     f->spec.devices = 3;
-    f->spec.devices_at = mark(9);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    f->spec.devices_at = th_mark(9);
+    p = th_compile(f);
     assert_non_null(p);
     assert_int_equal(p->n_mesh, 3);
     assert_int_equal(p->device_index[3], -1);
     assert_int_equal(p->n_processes, 1);
 
     f->spec.devices = 6;
-    assert_null(mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL));
-    assert_true(has_error(f, "devices-granules"));
+    assert_null(th_compile(f));
+    assert_true(has_error(&f->diags, "devices-granules"));
 }
 
 static void test_processes_per_device(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {2, 4}, dcn[] = {2, 1};
     struct mg_plan *p;
     int i;
-    hosts(f, 2, 4, NULL);
-    axes(f, 2, ab, shape, dcn);
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 2, ab, shape, dcn);
     f->spec.processes = MESHGEN_PROCESSES_DEVICE;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     assert_int_equal(p->n_processes, 8);
     for (i = 0; i < 8; i++) {
@@ -502,23 +382,23 @@ static void alternating(int *m)
 
 static void test_locality_keeps_tp_in_socket(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const char *const names[] = {"dp", "tp"};
     const int64_t shape[] = {2, 4};
     int m[64], i;
     struct mg_plan *p;
     alternating(m);
-    hosts(f, 1, 8, m);
-    axes(f, 2, names, shape, NULL);
+    th_hosts(f, 1, 8, m);
+    th_axes(f, 2, names, shape, NULL);
 
     f->spec.order = MG_ORDER_INVENTORY;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     /* Inventory order mixes sockets inside each tp group. */
     assert_int_not_equal(p->mesh[0] % 2, p->mesh[1] % 2);
 
     f->spec.order = MG_ORDER_LOCALITY;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     for (i = 0; i < 8; i++)
         assert_int_equal(p->mesh[i] % 2, p->mesh[(i / 4) * 4] % 2);
@@ -527,24 +407,20 @@ static void test_locality_keeps_tp_in_socket(void **state)
 
 static void test_locality_uniform_is_inventory(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {2, 4};
     const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
     int m[64], i;
     struct mg_plan *p;
     for (i = 0; i < 64; i++)
         m[i] = 3;
-    hosts(f, 1, 8, m);
-    axes(f, 2, ab, shape, NULL);
+    th_hosts(f, 1, 8, m);
+    th_axes(f, 2, ab, shape, NULL);
     f->spec.order = MG_ORDER_LOCALITY;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_mesh(p, want, 8);
     assert_true(p->score == p->score_inventory);
 }
-
-#ifndef MESHGEN_TEST_DATA
-#define MESHGEN_TEST_DATA "tests/data"
-#endif
 
 /* On the real shared topologies (DGX-2 with NVSwitch, POWER8 with direct
  * NVLink pairs, the MI250X node with XGMI, and the 2-socket test machine
@@ -557,7 +433,7 @@ static void test_locality_on_shared_topologies(void **state)
                                         "hwloc/eas-tioga.xml", "topo/alternating-sockets.xml"};
     static const int64_t shapes[][3] = {{2, 2, -1}, {-1, 2, 2}, {2, -1, 4},
                                         {-1, 1, 4}, {-1, 4, 1}, {4, 2, -1}};
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const char *const names[] = {"a", "b", "c"};
     size_t i, k;
     int improved = 0;
@@ -570,13 +446,13 @@ static void test_locality_on_shared_topologies(void **state)
         for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
             struct mg_plan *loc, *ord;
             int j, same = 1;
-            axes(f, 3, names, shapes[k], NULL);
+            th_axes(f, 3, names, shapes[k], NULL);
             f->spec.order = MG_ORDER_LOCALITY;
             loc = mg_compile(&f->arena, &f->diags, &f->spec, inv, NULL);
             f->spec.order = MG_ORDER_INVENTORY;
             ord = mg_compile(&f->arena, &f->diags, &f->spec, inv, NULL);
             if (!loc || !ord) { /* a shape this machine cannot hold */
-                mg_diags_init(&f->diags, &f->arena);
+                th_reset(f);
                 continue;
             }
             assert_true(loc->score >= ord->score);
@@ -596,21 +472,21 @@ static void test_locality_on_shared_topologies(void **state)
 /* The digest changes with the inputs and only with them. */
 static void test_digest(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {2, 4};
     char first[72];
     struct mg_plan *p;
-    hosts(f, 1, 8, NULL);
-    axes(f, 2, ab, shape, NULL);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_hosts(f, 1, 8, NULL);
+    th_axes(f, 2, ab, shape, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     memcpy(first, p->digest, sizeof first);
     assert_int_equal(strncmp(first, "sha256:", 7), 0);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_string_equal(first, p->digest);
     f->spec.axes[1].size = 8;
     f->spec.axes[0].size = 1;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     assert_string_not_equal(first, p->digest);
 }
@@ -620,17 +496,17 @@ static void test_digest(void **state)
  * read as more fields or lines, and ordinary names hash as written. */
 static void test_digest_slices(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const int64_t shape[] = {2, 4};
     const char *slices[] = {NULL, "-", "\"-\"", "a b", "a\nhost h1 b", "a", "a\\"};
     char digests[7][72];
     struct mg_plan *p;
     int i, j;
-    hosts(f, 2, 4, NULL);
-    axes(f, 2, ab, shape, NULL);
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 2, ab, shape, NULL);
     for (i = 0; i < 7; i++) {
         f->inv.hosts[0].slice = slices[i];
-        p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+        p = th_compile(f);
         assert_non_null(p);
         memcpy(digests[i], p->digest, sizeof digests[i]);
         for (j = 0; j < i; j++)
@@ -641,7 +517,7 @@ static void test_digest_slices(void **state)
 /* Tree closeness for 8 GPUs: machine (depth 0), two sockets (1), each GPU
  * (2). `alternate`: sockets alternate in device order (0,2,4,6 on one),
  * else 0-3 and 4-7. The paths name each ancestor by its first device. */
-static void tree_closeness(struct fixture *f, int alternate)
+static void tree_closeness(struct th_fx *f, int alternate)
 {
     struct mg_topology *t = &f->inv.topologies[0];
     int i;
@@ -662,17 +538,17 @@ static void tree_closeness(struct fixture *f, int alternate)
  * from tree paths: closeness by the tree goes through the same grouping. */
 static void test_locality_tree_paths(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const char *const names[] = {"dp", "tp"};
     const int64_t shape[] = {2, 4};
     const int want[] = {0, 2, 4, 6, 1, 3, 5, 7};
     struct mg_plan *p;
 
-    hosts(f, 1, 8, NULL);
+    th_hosts(f, 1, 8, NULL);
     tree_closeness(f, 1);
-    axes(f, 2, names, shape, NULL);
+    th_axes(f, 2, names, shape, NULL);
     f->spec.order = MG_ORDER_LOCALITY;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_mesh(p, want, 8);
     /* tp pairs inside a socket: 6 per group, closeness 1 each, weight 2. */
     assert_int_equal(p->score, 2 * 2 * 6 * 1);
@@ -687,19 +563,19 @@ static void test_locality_tree_paths(void **state)
  * without the grouping; the score is counted per depth, as pairs would. */
 static void test_locality_tree_in_order(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const char *const names[] = {"dp", "tp"};
     const int64_t shape[] = {2, 4};
     const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
     struct mg_plan *p;
 
-    hosts(f, 2, 8, NULL);
+    th_hosts(f, 2, 8, NULL);
     tree_closeness(f, 0);
-    axes(f, 2, names, shape, NULL);
+    th_axes(f, 2, names, shape, NULL);
     f->spec.devices = 8;
     f->spec.has_devices = 1;
     f->spec.order = MG_ORDER_LOCALITY;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_mesh(p, want, 8);
     assert_int_equal(p->score, p->score_inventory);
     assert_int_equal(p->score, 2 * 2 * 6 * 1);
@@ -708,16 +584,16 @@ static void test_locality_tree_in_order(void **state)
 /* Which tables are the identity, and the C that leaves them out. */
 static void test_identity_tables(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const char *const names[] = {"dp", "tp"};
     const int64_t shape[] = {4, 4};
     struct mg_plan *p;
     struct mg_buf b;
     int m[64];
 
-    hosts(f, 2, 8, NULL);
-    axes(f, 2, names, shape, NULL);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_hosts(f, 2, 8, NULL);
+    th_axes(f, 2, names, shape, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     assert_true(p->mesh_identity);
     assert_true(p->process_devices_identity);
@@ -735,9 +611,9 @@ static void test_identity_tables(void **state)
      * tables. */
     f->spec.processes = MESHGEN_PROCESSES_DEVICE;
     alternating(m);
-    hosts(f, 2, 8, m);
+    th_hosts(f, 2, 8, m);
     f->spec.order = MG_ORDER_LOCALITY;
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     assert_false(p->mesh_identity);
     assert_true(p->process_devices_identity);
@@ -762,15 +638,15 @@ static void append_sink(void *ctx, const char *data, size_t len)
  * buffer; the streaming buffer never holds much more than a chunk. */
 static void test_streamed_json(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const char *const names[] = {"dp", "tp"};
     const int64_t shape[] = {-1, 8};
     struct mg_buf whole, all, streamed;
     struct mg_plan *p;
 
-    hosts(f, 4096, 8, NULL);
-    axes(f, 2, names, shape, NULL);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_hosts(f, 4096, 8, NULL);
+    th_axes(f, 2, names, shape, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     mg_buf_init(&whole);
     mg_emit_json(&whole, p);
@@ -803,15 +679,15 @@ static int count_of(const char *text, const char *what)
  * last device and hosts in its tooltip; elements and bytes stay bounded. */
 static void test_svg_scales(void **state)
 {
-    struct fixture *f = *state;
+    struct th_fx *f = *state;
     const char *const names[] = {"dp", "tp"};
     const int64_t shape[] = {-1, 8};
     struct mg_plan *p;
     struct mg_buf b;
 
-    hosts(f, 512, 8, NULL);
-    axes(f, 2, names, shape, NULL);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_hosts(f, 512, 8, NULL);
+    th_axes(f, 2, names, shape, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     mg_buf_init(&b);
     mg_emit_svg(&b, p, MG_COLOR_BY_HOST);
@@ -819,8 +695,8 @@ static void test_svg_scales(void **state)
     assert_int_equal(count_of(b.data, "<rect class=\"block\""), 0);
     mg_buf_free(&b);
 
-    hosts(f, 32768, 8, NULL);
-    p = mg_compile(&f->arena, &f->diags, &f->spec, &f->inv, NULL);
+    th_hosts(f, 32768, 8, NULL);
+    p = th_compile(f);
     assert_non_null(p);
     mg_buf_init(&b);
     mg_emit_svg(&b, p, MG_COLOR_BY_HOST);
@@ -840,35 +716,35 @@ static void test_svg_scales(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_reference_hybrid_dcn_outer, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reference_hybrid_dcn_inner, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reference_hybrid_dcn_too_many, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reference_hybrid_ici_too_big, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reference_dcn_inference, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_infer_then_hybrid, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dcn_inference_fails, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reference_jaxpp_stages, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mpmd_process_in_two_stages, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mpmd_stage_per_host, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_granules_heterogeneous, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slices_in_process_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slices_interleaved, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slice_named_like_host, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_process_order_not_names, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dcn_infer_slices, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dcn_infer_message, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_devices_subset, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_processes_per_device, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_locality_keeps_tp_in_socket, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_locality_tree_paths, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_locality_tree_in_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_identity_tables, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_streamed_json, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_svg_scales, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_locality_uniform_is_inventory, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_locality_on_shared_topologies, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_digest, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_digest_slices, setup, teardown),
+        th_test(test_reference_hybrid_dcn_outer),
+        th_test(test_reference_hybrid_dcn_inner),
+        th_test(test_reference_hybrid_dcn_too_many),
+        th_test(test_reference_hybrid_ici_too_big),
+        th_test(test_reference_dcn_inference),
+        th_test(test_infer_then_hybrid),
+        th_test(test_dcn_inference_fails),
+        th_test(test_reference_jaxpp_stages),
+        th_test(test_mpmd_process_in_two_stages),
+        th_test(test_mpmd_stage_per_host),
+        th_test(test_granules_heterogeneous),
+        th_test(test_slices_in_process_order),
+        th_test(test_slices_interleaved),
+        th_test(test_slice_named_like_host),
+        th_test(test_process_order_not_names),
+        th_test(test_dcn_infer_slices),
+        th_test(test_dcn_infer_message),
+        th_test(test_devices_subset),
+        th_test(test_processes_per_device),
+        th_test(test_locality_keeps_tp_in_socket),
+        th_test(test_locality_tree_paths),
+        th_test(test_locality_tree_in_order),
+        th_test(test_identity_tables),
+        th_test(test_streamed_json),
+        th_test(test_svg_scales),
+        th_test(test_locality_uniform_is_inventory),
+        th_test(test_locality_on_shared_topologies),
+        th_test(test_digest),
+        th_test(test_digest_slices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

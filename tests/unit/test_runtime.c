@@ -1,35 +1,21 @@
 /*
  * Unit tests of the runtime library (meshgen::runtime, the lookups of runtime/).
  *
- * The meshes are written out by hand below as static const tables, exactly as
- * `meshgen generate` would emit them, so this file depends on nothing but the
- * public header and the runtime: no generator, no YAML, no hwloc. Cases taken
- * from the reference systems (docs/reference.md §9) say "reference case".
+ * The meshes are described below and built by the harness (harness.h) into
+ * the tables `meshgen generate` would emit, so these tests call nothing but
+ * the runtime: no generator, no YAML, no hwloc. Cases taken from the
+ * reference systems (docs/reference.md §9) say "reference case".
  */
-#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
-
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
-
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <dirent.h>
-#include <unistd.h>
-
 /* The cursor's division without a 128-bit type, which compilers that have
  * one never take by themselves: the tests below hold it to
  * meshgen_group_index's answers, up to 2^31 - 2 devices; the e2e checkers
  * (tests/e2e/check_groups.c) hold the 128-bit form to the same. */
 #define MESHGEN_CURSOR_NO_INT128 1
-#include <meshgen/meshgen.h>
+#include "harness.h"
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#include <limits.h>
+#include <dirent.h>
+#include <unistd.h>
 
 /*
  * A launcher's environment for meshgen_*_from_vars: ctx is a NULL-terminated
@@ -47,7 +33,7 @@ static const char *lookup(void *ctx, const char *name)
     return NULL;
 }
 
-/* ---- shared tables ---------------------------------------------------------------- */
+/* ---- the meshes ------------------------------------------------------------------ */
 
 /* One GPU's description: PCI bus id, NUMA node, local CPUs. */
 #define GPU(bus, node, cpus)                                                                       \
@@ -62,34 +48,7 @@ static const struct meshgen_device_info gpu8_devices[8] = {
     GPU("0000:b7:00.0", 1, "8-15"), GPU("0000:bd:00.0", 1, "8-15"),
 };
 
-static const struct meshgen_host_template gpu8_template[1] = {{8, gpu8_devices}};
-
-static const int32_t identity16[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-
-/* Two 8-GPU hosts sharing one template: device ids 0..7 and 8..15. */
-static const struct meshgen_host hosts_2x8[2] = {
-    {.name = "node0",
-     .slice = "",
-     .granule = 0,
-     .template_index = 0,
-     .first_device = 0,
-     .n_devices = 8},
-    {.name = "node1",
-     .slice = "",
-     .granule = 1,
-     .template_index = 0,
-     .first_device = 8,
-     .n_devices = 8},
-};
-
-/* One process per device (torchrun, MPI). */
-static const struct meshgen_process procs_per_device16[16] = {
-    {0, 0, 1}, {0, 1, 1}, {0, 2, 1},  {0, 3, 1},  {0, 4, 1},  {0, 5, 1},  {0, 6, 1},  {0, 7, 1},
-    {1, 8, 1}, {1, 9, 1}, {1, 10, 1}, {1, 11, 1}, {1, 12, 1}, {1, 13, 1}, {1, 14, 1}, {1, 15, 1},
-};
-
-/* ---- a TPU tray: one host of four v5e chips, 2x2, a ring 0 1 3 2 ----------------------- */
-
+/* A TPU tray: one host of four v5e chips, 2x2, a ring 0 1 3 2. */
 #define TPU(x, y)                                                                                  \
     {                                                                                              \
         .kind = MESHGEN_KIND_TPU, .os_index = -1, .numa = -1, .pci = "", .vendor = "Google",       \
@@ -99,135 +58,39 @@ static const struct meshgen_process procs_per_device16[16] = {
 
 static const struct meshgen_device_info tpu4_devices[4] = {TPU(0, 0), TPU(1, 0), TPU(0, 1),
                                                            TPU(1, 1)};
-static const struct meshgen_host_template tpu4_template[1] = {{4, tpu4_devices}};
-static const struct meshgen_host tpu_hosts[1] = {{.name = "t1v-n-0",
-                                                  .slice = "slice0",
-                                                  .granule = 0,
-                                                  .template_index = 0,
-                                                  .first_device = 0,
-                                                  .n_devices = 4}};
-static const struct meshgen_axis tpu_axes[1] = {{"ring", 4, 4, 1, MESHGEN_AXIS_EXPLICIT}};
 static const int32_t tpu_ring[4] = {0, 1, 3, 2};
-static const struct meshgen_process tpu_processes[1] = {{0, 0, 4}};
 
-static const struct meshgen_mesh tpu_mesh = {
-    .magic = MESHGEN_MAGIC,
-    .abi = MESHGEN_ABI,
+static const struct th_mesh_desc tpu_desc = {
     .name = "tpu",
-    .generator_version = MESHGEN_VERSION_STRING,
-    .digest = "sha256:0",
-    .n_axes = 1,
-    .axes = tpu_axes,
-    .device_kind = MESHGEN_KIND_TPU,
-    .n_devices = 4,
-    .n_inventory_devices = 4,
-    .n_templates = 1,
-    .templates = tpu4_template,
-    .n_hosts = 1,
-    .hosts = tpu_hosts,
-    .n_granules = 1,
-    .mesh_devices = tpu_ring,
-    .device_index = tpu_ring,
-    .process_mode = MESHGEN_PROCESSES_HOST,
-    .n_processes = 1,
-    .processes = tpu_processes,
-    .n_process_devices = 4,
-    .process_devices = identity16,
-    .mpmd_axis = -1,
-    .n_shardings = 0,
-    .shardings = NULL,
+    .kind = MESHGEN_KIND_TPU,
+    .axis_type = MESHGEN_AXIS_EXPLICIT,
+    .axes = {{"ring", 4, 1}},
+    .hosts = {{"t1v-n-0", 4, tpu4_devices, "slice0"}},
+    .mesh = tpu_ring,
 };
 
-/* ---- mesh (pp=4, dp=2, tp=2) over devices 0..15 in order --------------------------- */
-
-static const struct meshgen_axis ppdptp_axes[3] = {
-    {"pp", 4, 2, 2, MESHGEN_AXIS_EXPLICIT},
-    {"dp", 2, 2, 1, MESHGEN_AXIS_EXPLICIT},
-    {"tp", 2, 2, 1, MESHGEN_AXIS_EXPLICIT},
-};
-
-static const struct meshgen_mesh ppdptp_mesh = {
-    .magic = MESHGEN_MAGIC,
-    .abi = MESHGEN_ABI,
+/* (pp=4, dp=2, tp=2) over two 8-GPU hosts, devices 0..15 in order, one
+ * process per device (torchrun, MPI). */
+static const struct th_mesh_desc ppdptp_desc = {
     .name = "ppdptp",
-    .generator_version = MESHGEN_VERSION_STRING,
-    .digest = "sha256:0",
-    .n_axes = 3,
-    .axes = ppdptp_axes,
-    .device_kind = MESHGEN_KIND_GPU,
-    .n_devices = 16,
-    .n_inventory_devices = 16,
-    .n_templates = 1,
-    .templates = gpu8_template,
-    .n_hosts = 2,
-    .hosts = hosts_2x8,
-    .n_granules = 2,
-    .mesh_devices = identity16,
-    .device_index = identity16,
-    .process_mode = MESHGEN_PROCESSES_DEVICE,
-    .n_processes = 16,
-    .processes = procs_per_device16,
-    .n_process_devices = 16,
-    .process_devices = identity16,
-    .mpmd_axis = -1,
-    .n_shardings = 0,
-    .shardings = NULL,
+    .axis_type = MESHGEN_AXIS_EXPLICIT,
+    .axes = {{"pp", 4, 2}, {"dp", 2, 1}, {"tp", 2, 1}},
+    .hosts = {{"node0", 8, gpu8_devices, NULL}, {"node1", 8, gpu8_devices, NULL}},
+    .per_device = 1,
 };
 
-/* ---- jaxpp: shape (4,2,1,2,1), names (stage,data,sequence,tensor,expert) ---------- */
-
-static const struct meshgen_axis jaxpp_axes[5] = {
-    {"stage", 4, 2, 2, MESHGEN_AXIS_EXPLICIT},    {"data", 2, 2, 1, MESHGEN_AXIS_EXPLICIT},
-    {"sequence", 1, 1, 1, MESHGEN_AXIS_EXPLICIT}, {"tensor", 2, 2, 1, MESHGEN_AXIS_EXPLICIT},
-    {"expert", 1, 1, 1, MESHGEN_AXIS_EXPLICIT},
-};
-
-static const struct meshgen_mesh jaxpp_mesh = {
-    .magic = MESHGEN_MAGIC,
-    .abi = MESHGEN_ABI,
+/* jaxpp: shape (4,2,1,2,1), names (stage,data,sequence,tensor,expert). */
+static const struct th_mesh_desc jaxpp_desc = {
     .name = "jaxpp",
-    .generator_version = MESHGEN_VERSION_STRING,
-    .digest = "sha256:0",
-    .n_axes = 5,
-    .axes = jaxpp_axes,
-    .device_kind = MESHGEN_KIND_GPU,
-    .n_devices = 16,
-    .n_inventory_devices = 16,
-    .n_templates = 1,
-    .templates = gpu8_template,
-    .n_hosts = 2,
-    .hosts = hosts_2x8,
-    .n_granules = 2,
-    .mesh_devices = identity16,
-    .device_index = identity16,
-    .process_mode = MESHGEN_PROCESSES_DEVICE,
-    .n_processes = 16,
-    .processes = procs_per_device16,
-    .n_process_devices = 16,
-    .process_devices = identity16,
-    .mpmd_axis = 0,
-    .n_shardings = 0,
-    .shardings = NULL,
+    .axis_type = MESHGEN_AXIS_EXPLICIT,
+    .axes =
+        {{"stage", 4, 2}, {"data", 2, 1}, {"sequence", 1, 1}, {"tensor", 2, 1}, {"expert", 1, 1}},
+    .hosts = {{"node0", 8, gpu8_devices, NULL}, {"node1", 8, gpu8_devices, NULL}},
+    .per_device = 1,
+    .mpmd = "stage",
 };
 
-/* ---- mesh (a=2, b=2, c=2) over devices 0..7 in order, with shardings --------------- */
-
-static const struct meshgen_axis abc_axes[3] = {
-    {"a", 2, 2, 1, MESHGEN_AXIS_AUTO},
-    {"b", 2, 2, 1, MESHGEN_AXIS_AUTO},
-    {"c", 2, 2, 1, MESHGEN_AXIS_AUTO},
-};
-
-static const struct meshgen_host host_1x8[1] = {
-    {.name = "node0",
-     .slice = "",
-     .granule = 0,
-     .template_index = 0,
-     .first_device = 0,
-     .n_devices = 8},
-};
-
-static const struct meshgen_process procs_1x8[1] = {{0, 0, 8}};
+/* (a=2, b=2, c=2) over devices 0..7 of one host, with shardings. */
 
 /* [[a, c], b] with shape (8, 4). */
 static const struct meshgen_sharding_dim rows_cols_dims[2] = {
@@ -252,81 +115,27 @@ static const struct meshgen_sharding abc_shardings[4] = {
     {.name = "replicated", .n_dims = 0, .has_shape = 0, .dims = NULL},
 };
 
-static const struct meshgen_mesh abc_mesh = {
-    .magic = MESHGEN_MAGIC,
-    .abi = MESHGEN_ABI,
+static const struct th_mesh_desc abc_desc = {
     .name = "abc",
-    .generator_version = MESHGEN_VERSION_STRING,
-    .digest = "sha256:0",
-    .n_axes = 3,
-    .axes = abc_axes,
-    .device_kind = MESHGEN_KIND_GPU,
-    .n_devices = 8,
-    .n_inventory_devices = 8,
-    .n_templates = 1,
-    .templates = gpu8_template,
-    .n_hosts = 1,
-    .hosts = host_1x8,
-    .n_granules = 1,
-    .mesh_devices = identity16,
-    .device_index = identity16,
-    .process_mode = MESHGEN_PROCESSES_HOST,
-    .n_processes = 1,
-    .processes = procs_1x8,
-    .n_process_devices = 8,
-    .process_devices = identity16,
-    .mpmd_axis = -1,
+    .axes = {{"a", 2, 1}, {"b", 2, 1}, {"c", 2, 1}},
+    .hosts = {{"node0", 8, gpu8_devices, NULL}},
     .n_shardings = 4,
     .shardings = abc_shardings,
 };
 
 /*
- * ---- a permuted mesh (x=2, y=2) using 4 of 6 devices ---------------------------------
- *
- * Hosts: node0 (ids 0..2), cpu0 (no devices of the kind), node1 (ids 3..5).
- * Granule x=0 is node1, x=1 is node0; devices 1 and 3 are not used
- * (`devices: 4`), so the flat table is a permutation onto {4, 5, 0, 2}.
+ * A permuted mesh (x=2, y=2) using 4 of 6 devices. Hosts: node0 (ids 0..2),
+ * cpu0 (no devices of the kind), node1 (ids 3..5). Granule x=0 is node1, x=1
+ * is node0; devices 1 and 3 are not used (`devices: 4`), so the flat table is
+ * a permutation onto {4, 5, 0, 2}.
  */
-
-static const struct meshgen_axis xy_axes[2] = {
-    {"x", 2, 1, 2, MESHGEN_AXIS_EXPLICIT},
-    {"y", 2, 2, 1, MESHGEN_AXIS_EXPLICIT},
-};
-
 static const struct meshgen_device_info gpu3_devices[3] = {
     GPU("0000:01:00.0", 0, "0-3"),
     GPU("0000:02:00.0", 0, "0-3"),
     GPU("0000:81:00.0", 1, "4-7"),
 };
 
-static const struct meshgen_host_template xy_templates[2] = {{3, gpu3_devices}, {0, NULL}};
-
-static const struct meshgen_host xy_hosts[3] = {
-    {.name = "node0",
-     .slice = "",
-     .granule = 1,
-     .template_index = 0,
-     .first_device = 0,
-     .n_devices = 3},
-    {.name = "cpu0",
-     .slice = "",
-     .granule = -1,
-     .template_index = 1,
-     .first_device = 3,
-     .n_devices = 0},
-    {.name = "node1",
-     .slice = "",
-     .granule = 0,
-     .template_index = 0,
-     .first_device = 3,
-     .n_devices = 3},
-};
-
 static const int32_t xy_mesh_devices[4] = {4, 5, 0, 2};
-static const int32_t xy_device_index[6] = {2, -1, 3, -1, 0, 1};
-
-static const struct meshgen_process xy_processes[2] = {{0, 0, 2}, {2, 2, 2}};
-static const int32_t xy_process_devices[4] = {0, 2, 4, 5};
 
 /* [y, x] with shape (4, 6). */
 static const struct meshgen_sharding_dim yx_dims[2] = {
@@ -337,33 +146,31 @@ static const struct meshgen_sharding xy_shardings[1] = {
     {.name = "yx", .n_dims = 2, .has_shape = 1, .dims = yx_dims},
 };
 
-static const struct meshgen_mesh xy_mesh = {
-    .magic = MESHGEN_MAGIC,
-    .abi = MESHGEN_ABI,
+static const struct th_mesh_desc xy_desc = {
     .name = "xy",
-    .generator_version = MESHGEN_VERSION_STRING,
-    .digest = "sha256:0",
-    .n_axes = 2,
-    .axes = xy_axes,
-    .device_kind = MESHGEN_KIND_GPU,
-    .n_devices = 4,
-    .n_inventory_devices = 6,
-    .n_templates = 2,
-    .templates = xy_templates,
-    .n_hosts = 3,
-    .hosts = xy_hosts,
-    .n_granules = 2,
-    .mesh_devices = xy_mesh_devices,
-    .device_index = xy_device_index,
-    .process_mode = MESHGEN_PROCESSES_HOST,
-    .n_processes = 2,
-    .processes = xy_processes,
-    .n_process_devices = 4,
-    .process_devices = xy_process_devices,
-    .mpmd_axis = -1,
+    .axis_type = MESHGEN_AXIS_EXPLICIT,
+    .axes = {{"x", 2, 2}, {"y", 2, 1}},
+    .hosts = {{"node0", 3, gpu3_devices, NULL},
+              {"cpu0", 0, NULL, NULL},
+              {"node1", 3, gpu3_devices, NULL}},
+    .mesh = xy_mesh_devices,
     .n_shardings = 1,
     .shardings = xy_shardings,
 };
+
+/* The meshes the tests read, built once before them. */
+static struct th_mesh tpu, ppdptp, jaxpp, abc, xy;
+
+static int build_meshes(void **state)
+{
+    (void)state;
+    th_mesh_init(&tpu, &tpu_desc);
+    th_mesh_init(&ppdptp, &ppdptp_desc);
+    th_mesh_init(&jaxpp, &jaxpp_desc);
+    th_mesh_init(&abc, &abc_desc);
+    th_mesh_init(&xy, &xy_desc);
+    return 0;
+}
 
 /* ---- errors and version -------------------------------------------------------------- */
 
@@ -390,26 +197,6 @@ static void test_strerror_every_code(void **state)
     assert_string_equal(meshgen_strerror(INT_MAX), unknown);
 }
 
-/* The whole of a small file under the source tree, NUL-terminated. */
-static char *read_source_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *text;
-    long n;
-
-    if (!f)
-        fail_msg("cannot open %s", path);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    n = ftell(f);
-    assert_true(n > 0);
-    rewind(f);
-    text = calloc((size_t)n + 1, 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    return text;
-}
-
 /* The integer after the first occurrence of `key` in text. */
 static long number_after(const char *text, const char *key, const char *file)
 {
@@ -428,14 +215,14 @@ static void check_generated_pair(const char *dir, const char *base)
     char *h, *c, want[64];
 
     snprintf(path, sizeof path, "%s/%s", dir, base);
-    h = read_source_file(path);
+    h = th_read(path, NULL);
     assert_int_equal(number_after(h, "#elif MESHGEN_ABI != ", path), MESHGEN_ABI);
     assert_int_equal(number_after(h, "MESHGEN_VERSION_NUMBER < ", path),
                      MESHGEN_MIN_RUNTIME_VERSION);
     assert_int_equal(number_after(h, "#elif ", path), MESHGEN_VERSION_NUMBER);
     free(h);
     snprintf(path, sizeof path, "%s/%.*s.c", dir, (int)(strlen(base) - 2), base);
-    c = read_source_file(path);
+    c = th_read(path, NULL);
     assert_non_null(strstr(c, ".abi = MESHGEN_ABI,"));
     assert_non_null(strstr(c, ".magic = MESHGEN_MAGIC,"));
     snprintf(want, sizeof want, ".generator_version = \"%s\",", meshgen_version());
@@ -501,21 +288,21 @@ static void test_version(void **state)
 static void test_check_accepts_test_meshes(void **state)
 {
     (void)state;
-    assert_int_equal(meshgen_mesh_check(&ppdptp_mesh), MESHGEN_OK);
-    assert_int_equal(meshgen_mesh_check(&jaxpp_mesh), MESHGEN_OK);
-    assert_int_equal(meshgen_mesh_check(&abc_mesh), MESHGEN_OK);
-    assert_int_equal(meshgen_mesh_check(&xy_mesh), MESHGEN_OK);
+    assert_int_equal(meshgen_mesh_check(&ppdptp.mesh), MESHGEN_OK);
+    assert_int_equal(meshgen_mesh_check(&jaxpp.mesh), MESHGEN_OK);
+    assert_int_equal(meshgen_mesh_check(&abc.mesh), MESHGEN_OK);
+    assert_int_equal(meshgen_mesh_check(&xy.mesh), MESHGEN_OK);
 }
 
 static void test_check_rejects_null_magic_abi(void **state)
 {
-    struct meshgen_mesh m = xy_mesh;
+    struct meshgen_mesh m = xy.mesh;
 
     (void)state;
     assert_int_equal(meshgen_mesh_check(NULL), MESHGEN_ERR_NULL);
     m.magic = 0x4D534847u; /* the magic with its bytes swapped */
     assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_MAGIC);
-    m = xy_mesh;
+    m = xy.mesh;
     m.abi = MESHGEN_ABI + 1;
     assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_ABI);
     /* Magic is checked before ABI: tables that are not a mesh at all should
@@ -524,70 +311,36 @@ static void test_check_rejects_null_magic_abi(void **state)
     assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_MAGIC);
 }
 
-/* A writable copy of xy_mesh and every table it points to, for corrupting. */
-struct scratch {
-    struct meshgen_mesh mesh;
-    struct meshgen_axis axes[3];               /* the third for corruptions only */
-    struct meshgen_host_template templates[3]; /* the third for corruptions only */
-    struct meshgen_device_info devices[3];
-    struct meshgen_host hosts[3];
-    int32_t mesh_devices[4];
-    int32_t device_index[6];
-    struct meshgen_process processes[2];
-    int32_t process_devices[4];
-    struct meshgen_sharding shardings[2];
-    struct meshgen_sharding_dim dims[2];
-};
-
-static void scratch_init(struct scratch *s)
+/* A writable copy of xy's mesh and every table it points to, for corrupting. */
+static void scratch_init(struct th_mesh *s)
 {
-    memcpy(s->axes, xy_axes, sizeof xy_axes);
-    memcpy(s->templates, xy_templates, sizeof xy_templates);
-    memcpy(s->devices, gpu3_devices, sizeof s->devices);
-    memcpy(s->hosts, xy_hosts, sizeof s->hosts);
-    memcpy(s->mesh_devices, xy_mesh_devices, sizeof s->mesh_devices);
-    memcpy(s->device_index, xy_device_index, sizeof s->device_index);
-    memcpy(s->processes, xy_processes, sizeof s->processes);
-    memcpy(s->process_devices, xy_process_devices, sizeof s->process_devices);
-    memcpy(s->shardings, xy_shardings, sizeof xy_shardings);
-    memcpy(s->dims, yx_dims, sizeof s->dims);
-    s->templates[0].devices = s->devices;
-    s->shardings[0].dims = s->dims;
-    s->mesh = xy_mesh;
-    s->mesh.axes = s->axes;
-    s->mesh.templates = s->templates;
-    s->mesh.hosts = s->hosts;
-    s->mesh.mesh_devices = s->mesh_devices;
-    s->mesh.device_index = s->device_index;
-    s->mesh.processes = s->processes;
-    s->mesh.process_devices = s->process_devices;
-    s->mesh.shardings = s->shardings;
+    th_mesh_init(s, &xy_desc);
 }
 
 /* One corruption each; every one must make meshgen_mesh_check say CORRUPT. */
-static void no_axes(struct scratch *s)
+static void no_axes(struct th_mesh *s)
 {
     s->mesh.n_axes = 0;
 }
-static void too_many_axes(struct scratch *s)
+static void too_many_axes(struct th_mesh *s)
 {
     s->mesh.n_axes = MESHGEN_MAX_AXES + 1;
 }
-static void size_not_ici_dcn(struct scratch *s)
+static void size_not_ici_dcn(struct th_mesh *s)
 {
     s->axes[1].ici = 1;
 }
-static void size_zero(struct scratch *s)
+static void size_zero(struct th_mesh *s)
 {
     s->axes[0].size = 0;
 }
-static void product_not_n_devices(struct scratch *s)
+static void product_not_n_devices(struct th_mesh *s)
 {
     s->mesh.n_devices = 3;
 }
 /* (2^31 - 1)^3 overflows even 64 bits, so the product must be bounded as it
  * grows (UBSan reports the overflow if it is not). */
-static void product_overflows(struct scratch *s)
+static void product_overflows(struct th_mesh *s)
 {
     static const struct meshgen_axis huge[3] = {
         {"x", INT32_MAX, INT32_MAX, 1, MESHGEN_AXIS_AUTO},
@@ -598,82 +351,82 @@ static void product_overflows(struct scratch *s)
     memcpy(s->axes, huge, sizeof huge);
     s->mesh.n_axes = 3;
 }
-static void axis_name_null(struct scratch *s)
+static void axis_name_null(struct th_mesh *s)
 {
     s->axes[1].name = NULL;
 }
-static void axis_name_empty(struct scratch *s)
+static void axis_name_empty(struct th_mesh *s)
 {
     s->axes[1].name = "";
 }
-static void axis_name_duplicate(struct scratch *s)
+static void axis_name_duplicate(struct th_mesh *s)
 {
     s->axes[1].name = "x";
 }
-static void axis_type_unknown(struct scratch *s)
+static void axis_type_unknown(struct th_mesh *s)
 {
     s->axes[0].type = 7;
 }
-static void mpmd_out_of_range(struct scratch *s)
+static void mpmd_out_of_range(struct th_mesh *s)
 {
     s->mesh.mpmd_axis = 2;
 }
-static void mpmd_below_none(struct scratch *s)
+static void mpmd_below_none(struct th_mesh *s)
 {
     s->mesh.mpmd_axis = -2;
 }
-static void device_kind_unknown(struct scratch *s)
+static void device_kind_unknown(struct th_mesh *s)
 {
     s->mesh.device_kind = 9;
 }
-static void more_devices_than_inventory(struct scratch *s)
+static void more_devices_than_inventory(struct th_mesh *s)
 {
     s->mesh.n_inventory_devices = 3;
 }
-static void flat_table_missing(struct scratch *s)
+static void flat_table_missing(struct th_mesh *s)
 {
     s->mesh.mesh_devices = NULL;
 }
-static void mesh_device_out_of_range(struct scratch *s)
+static void mesh_device_out_of_range(struct th_mesh *s)
 {
     s->mesh_devices[1] = 6;
 }
-static void mesh_device_negative(struct scratch *s)
+static void mesh_device_negative(struct th_mesh *s)
 {
     s->mesh_devices[1] = -1;
 }
 /* Device 0 twice; device_index cannot be the inverse of both positions. */
-static void duplicate_device(struct scratch *s)
+static void duplicate_device(struct th_mesh *s)
 {
     s->mesh_devices[3] = 0;
 }
-static void index_mismatch(struct scratch *s)
+static void index_mismatch(struct th_mesh *s)
 {
     s->device_index[4] = 1;
 }
 /* An unused device claiming a flat position that holds another device. */
-static void index_extra_entry(struct scratch *s)
+static void index_extra_entry(struct th_mesh *s)
 {
     s->device_index[1] = 0;
 }
-static void index_out_of_range(struct scratch *s)
+static void index_out_of_range(struct th_mesh *s)
 {
     s->device_index[1] = 4;
 }
-static void host_gap(struct scratch *s)
+static void host_gap(struct th_mesh *s)
 {
     s->hosts[2].first_device = 4;
 }
-static void host_overlap(struct scratch *s)
+static void host_overlap(struct th_mesh *s)
 {
     s->hosts[2].first_device = 2;
 }
-static void host_not_from_zero(struct scratch *s)
+static void host_not_from_zero(struct th_mesh *s)
 {
     s->hosts[0].first_device = 1;
 }
 /* A host shrunk together with its template: only the total is wrong. */
-static void hosts_short_of_inventory(struct scratch *s)
+static void hosts_short_of_inventory(struct th_mesh *s)
 {
     s->templates[2].n_devices = 2;
     s->templates[2].devices = s->devices;
@@ -681,128 +434,128 @@ static void hosts_short_of_inventory(struct scratch *s)
     s->hosts[2].template_index = 2;
     s->hosts[2].n_devices = 2;
 }
-static void no_hosts(struct scratch *s)
+static void no_hosts(struct th_mesh *s)
 {
     s->mesh.n_hosts = 0;
 }
-static void template_out_of_range(struct scratch *s)
+static void template_out_of_range(struct th_mesh *s)
 {
     s->hosts[0].template_index = 2;
 }
-static void template_size_mismatch(struct scratch *s)
+static void template_size_mismatch(struct th_mesh *s)
 {
     s->templates[0].n_devices = 2;
 }
-static void template_devices_missing(struct scratch *s)
+static void template_devices_missing(struct th_mesh *s)
 {
     s->templates[0].devices = NULL;
 }
-static void device_string_null(struct scratch *s)
+static void device_string_null(struct th_mesh *s)
 {
     s->devices[2].pci = NULL;
 }
-static void host_name_null(struct scratch *s)
+static void host_name_null(struct th_mesh *s)
 {
     s->hosts[1].name = NULL;
 }
-static void host_slice_null(struct scratch *s)
+static void host_slice_null(struct th_mesh *s)
 {
     s->hosts[2].slice = NULL;
 }
-static void process_mode_unknown(struct scratch *s)
+static void process_mode_unknown(struct th_mesh *s)
 {
     s->mesh.process_mode = 2;
 }
-static void process_host_out_of_range(struct scratch *s)
+static void process_host_out_of_range(struct th_mesh *s)
 {
     s->processes[1].host = 3;
 }
-static void process_past_end(struct scratch *s)
+static void process_past_end(struct th_mesh *s)
 {
     s->processes[1].count = 3;
 }
-static void process_negative_first(struct scratch *s)
+static void process_negative_first(struct th_mesh *s)
 {
     s->processes[0].first = -1;
 }
-static void process_device_off_host(struct scratch *s)
+static void process_device_off_host(struct th_mesh *s)
 {
     s->process_devices[1] = 3;
 }
-static void process_device_repeated(struct scratch *s)
+static void process_device_repeated(struct th_mesh *s)
 {
     s->process_devices[1] = 0;
 }
-static void process_devices_unsorted(struct scratch *s)
+static void process_devices_unsorted(struct th_mesh *s)
 {
     s->process_devices[2] = 5;
     s->process_devices[3] = 4;
 }
-static void process_table_missing(struct scratch *s)
+static void process_table_missing(struct th_mesh *s)
 {
     s->mesh.processes = NULL;
 }
-static void process_devices_missing(struct scratch *s)
+static void process_devices_missing(struct th_mesh *s)
 {
     s->mesh.process_devices = NULL;
 }
-static void sharding_table_missing(struct scratch *s)
+static void sharding_table_missing(struct th_mesh *s)
 {
     s->mesh.shardings = NULL;
 }
-static void sharding_name_null(struct scratch *s)
+static void sharding_name_null(struct th_mesh *s)
 {
     s->shardings[0].name = NULL;
 }
-static void sharding_name_empty(struct scratch *s)
+static void sharding_name_empty(struct th_mesh *s)
 {
     s->shardings[0].name = "";
 }
-static void sharding_has_shape_not_bool(struct scratch *s)
+static void sharding_has_shape_not_bool(struct th_mesh *s)
 {
     s->shardings[0].has_shape = 2;
 }
 /* Sizes are stored only with a shape. */
-static void sharding_size_without_shape(struct scratch *s)
+static void sharding_size_without_shape(struct th_mesh *s)
 {
     s->shardings[0].has_shape = 0;
 }
-static void sharding_dim_axes_negative(struct scratch *s)
+static void sharding_dim_axes_negative(struct th_mesh *s)
 {
     s->dims[0].n_axes = -1;
     s->dims[0].shards = 1;
     s->dims[0].local_size = s->dims[0].global_size;
 }
-static void sharding_too_many_dims(struct scratch *s)
+static void sharding_too_many_dims(struct th_mesh *s)
 {
     s->shardings[0].n_dims = MESHGEN_MAX_DIMS + 1;
 }
-static void sharding_axis_out_of_range(struct scratch *s)
+static void sharding_axis_out_of_range(struct th_mesh *s)
 {
     s->dims[0].axes[0] = 2;
 }
-static void sharding_axis_repeated(struct scratch *s)
+static void sharding_axis_repeated(struct th_mesh *s)
 {
     s->dims[1].axes[0] = 1;
 }
-static void sharding_shards_wrong(struct scratch *s)
+static void sharding_shards_wrong(struct th_mesh *s)
 {
     s->dims[0].shards = 4;
 }
-static void sharding_local_wrong(struct scratch *s)
+static void sharding_local_wrong(struct th_mesh *s)
 {
     s->dims[1].local_size = 2;
 }
-static void sharding_shape_indivisible(struct scratch *s)
+static void sharding_shape_indivisible(struct th_mesh *s)
 {
     s->dims[1].global_size = 5;
     s->dims[1].local_size = 2;
 }
-static void sharding_on_mpmd_axis(struct scratch *s)
+static void sharding_on_mpmd_axis(struct th_mesh *s)
 {
     s->mesh.mpmd_axis = 0;
 }
-static void sharding_name_duplicate(struct scratch *s)
+static void sharding_name_duplicate(struct th_mesh *s)
 {
     s->shardings[1] = s->shardings[0];
     s->mesh.n_shardings = 2;
@@ -812,7 +565,7 @@ static void test_check_rejects_corruptions(void **state)
 {
     static const struct {
         const char *name;
-        void (*corrupt)(struct scratch *);
+        void (*corrupt)(struct th_mesh *);
     } cases[] = {
 #define CASE(f) {#f, f}
         CASE(no_axes),
@@ -872,7 +625,7 @@ static void test_check_rejects_corruptions(void **state)
         CASE(sharding_name_duplicate),
 #undef CASE
     };
-    struct scratch s;
+    struct th_mesh s;
     int i, rc;
 
     (void)state;
@@ -903,7 +656,7 @@ static void test_every_function_rejects_unusable_mesh(void **state)
     int i;
 
     (void)state;
-    bad[0] = bad[1] = bad[2] = xy_mesh;
+    bad[0] = bad[1] = bad[2] = xy.mesh;
     bad[0].magic = 0;
     bad[1].abi = 0;
     bad[2].n_axes = MESHGEN_MAX_AXES + 1;
@@ -982,18 +735,18 @@ static void test_every_function_rejects_null_mesh(void **state)
 static void test_axis_index_and_size(void **state)
 {
     (void)state;
-    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, "pp"), 0);
-    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, "dp"), 1);
-    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, "tp"), 2);
-    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, "t"), MESHGEN_ERR_NO_AXIS);
-    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, "tpp"), MESHGEN_ERR_NO_AXIS);
-    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, ""), MESHGEN_ERR_NO_AXIS);
-    assert_int_equal(meshgen_axis_index(&ppdptp_mesh, NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_axis_index(&ppdptp.mesh, "pp"), 0);
+    assert_int_equal(meshgen_axis_index(&ppdptp.mesh, "dp"), 1);
+    assert_int_equal(meshgen_axis_index(&ppdptp.mesh, "tp"), 2);
+    assert_int_equal(meshgen_axis_index(&ppdptp.mesh, "t"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axis_index(&ppdptp.mesh, "tpp"), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axis_index(&ppdptp.mesh, ""), MESHGEN_ERR_NO_AXIS);
+    assert_int_equal(meshgen_axis_index(&ppdptp.mesh, NULL), MESHGEN_ERR_NULL);
 
-    assert_int_equal(meshgen_axis_size(&ppdptp_mesh, 0), 4);
-    assert_int_equal(meshgen_axis_size(&ppdptp_mesh, 2), 2);
-    assert_int_equal(meshgen_axis_size(&ppdptp_mesh, -1), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_axis_size(&ppdptp_mesh, 3), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_axis_size(&ppdptp.mesh, 0), 4);
+    assert_int_equal(meshgen_axis_size(&ppdptp.mesh, 2), 2);
+    assert_int_equal(meshgen_axis_size(&ppdptp.mesh, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_axis_size(&ppdptp.mesh, 3), MESHGEN_ERR_RANGE);
 }
 
 /* Every position of a permuted mesh that leaves two devices unused. */
@@ -1006,10 +759,10 @@ static void test_device_at_coords_of_round_trip(void **state)
     (void)state;
     for (c[0] = 0; c[0] < 2; c[0]++) {
         for (c[1] = 0; c[1] < 2; c[1]++) {
-            int dev = meshgen_device_at(&xy_mesh, c);
+            int dev = meshgen_device_at(&xy.mesh, c);
 
             assert_int_equal(dev, expect[c[0]][c[1]]);
-            assert_int_equal(meshgen_coords_of(&xy_mesh, dev, back), MESHGEN_OK);
+            assert_int_equal(meshgen_coords_of(&xy.mesh, dev, back), MESHGEN_OK);
             assert_int_equal(back[0], c[0]);
             assert_int_equal(back[1], c[1]);
         }
@@ -1017,14 +770,14 @@ static void test_device_at_coords_of_round_trip(void **state)
     /* Going the other way, from each device id: the used ones come back to
      * themselves, the unused ones are reported as such. */
     for (d = 0; d < 6; d++) {
-        int rc = meshgen_coords_of(&xy_mesh, d, back);
+        int rc = meshgen_coords_of(&xy.mesh, d, back);
 
         if (d == 1 || d == 3) {
             assert_int_equal(rc, MESHGEN_ERR_NOT_IN_MESH);
             continue;
         }
         assert_int_equal(rc, MESHGEN_OK);
-        assert_int_equal(meshgen_device_at(&xy_mesh, back), d);
+        assert_int_equal(meshgen_device_at(&xy.mesh, back), d);
         used++;
     }
     assert_int_equal(used, 4);
@@ -1035,19 +788,19 @@ static void test_device_at_coords_of_errors(void **state)
     int32_t c[2] = {0, 0}, out[2] = {-7, -7};
 
     (void)state;
-    assert_int_equal(meshgen_device_at(&xy_mesh, NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_device_at(&xy.mesh, NULL), MESHGEN_ERR_NULL);
     c[1] = 2;
-    assert_int_equal(meshgen_device_at(&xy_mesh, c), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_at(&xy.mesh, c), MESHGEN_ERR_RANGE);
     c[1] = -1;
-    assert_int_equal(meshgen_device_at(&xy_mesh, c), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_at(&xy.mesh, c), MESHGEN_ERR_RANGE);
     c[0] = 2;
     c[1] = 0;
-    assert_int_equal(meshgen_device_at(&xy_mesh, c), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_at(&xy.mesh, c), MESHGEN_ERR_RANGE);
 
-    assert_int_equal(meshgen_coords_of(&xy_mesh, 0, NULL), MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_coords_of(&xy_mesh, -1, out), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_coords_of(&xy_mesh, 6, out), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_coords_of(&xy_mesh, 3, out), MESHGEN_ERR_NOT_IN_MESH);
+    assert_int_equal(meshgen_coords_of(&xy.mesh, 0, NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_coords_of(&xy.mesh, -1, out), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_coords_of(&xy.mesh, 6, out), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_coords_of(&xy.mesh, 3, out), MESHGEN_ERR_NOT_IN_MESH);
     /* Nothing is written on error. */
     assert_int_equal(out[0], -7);
     assert_int_equal(out[1], -7);
@@ -1061,17 +814,17 @@ static void test_device_coords(void **state)
     int c[3] = {-1, -1, -1}, core = -1;
 
     (void)state;
-    assert_int_equal(meshgen_mesh_check(&tpu_mesh), MESHGEN_OK);
-    assert_int_equal(meshgen_device_coords(&tpu_mesh, 3, c, &core), MESHGEN_OK);
+    assert_int_equal(meshgen_mesh_check(&tpu.mesh), MESHGEN_OK);
+    assert_int_equal(meshgen_device_coords(&tpu.mesh, 3, c, &core), MESHGEN_OK);
     assert_int_equal(c[0] * 100 + c[1] * 10 + c[2], 110);
     assert_int_equal(core, 0);
-    assert_int_equal(meshgen_device_coords(&tpu_mesh, 2, c, NULL), MESHGEN_OK);
+    assert_int_equal(meshgen_device_coords(&tpu.mesh, 2, c, NULL), MESHGEN_OK);
     assert_int_equal(c[0] * 100 + c[1] * 10 + c[2], 10);
     c[0] = c[1] = c[2] = core = -1;
-    assert_int_equal(meshgen_device_coords(&tpu_mesh, 4, c, &core), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_device_coords(&tpu_mesh, -1, c, &core), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_device_coords(&tpu_mesh, 0, NULL, &core), MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_device_coords(&ppdptp_mesh, 0, c, &core), MESHGEN_ERR_NOT_TPU);
+    assert_int_equal(meshgen_device_coords(&tpu.mesh, 4, c, &core), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_coords(&tpu.mesh, -1, c, &core), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_coords(&tpu.mesh, 0, NULL, &core), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_device_coords(&ppdptp.mesh, 0, c, &core), MESHGEN_ERR_NOT_TPU);
     assert_int_equal(meshgen_device_coords(NULL, 0, c, &core), MESHGEN_ERR_NULL);
     assert_int_equal(c[0] + c[1] + c[2] + core, -4);
 }
@@ -1083,31 +836,31 @@ static void test_device_host_and_info(void **state)
 
     (void)state;
     for (d = 0; d < 6; d++) {
-        const struct meshgen_device_info *info = meshgen_device_info(&xy_mesh, d);
+        const struct meshgen_device_info *info = meshgen_device_info(&xy.mesh, d);
 
-        assert_int_equal(meshgen_device_host(&xy_mesh, d), host_of[d]);
-        assert_ptr_equal(info, &gpu3_devices[d % 3]);
+        assert_int_equal(meshgen_device_host(&xy.mesh, d), host_of[d]);
+        assert_ptr_equal(info, &xy.devices[d % 3]);
     }
-    assert_string_equal(meshgen_device_info(&xy_mesh, 5)->pci, "0000:81:00.0");
-    assert_int_equal(meshgen_device_info(&xy_mesh, 5)->numa, 1);
+    assert_string_equal(meshgen_device_info(&xy.mesh, 5)->pci, "0000:81:00.0");
+    assert_int_equal(meshgen_device_info(&xy.mesh, 5)->numa, 1);
     /* An unused device still has a host and a description. */
-    assert_non_null(meshgen_device_info(&xy_mesh, 1));
+    assert_non_null(meshgen_device_info(&xy.mesh, 1));
     for (d = 0; d < 16; d++) {
-        assert_int_equal(meshgen_device_host(&ppdptp_mesh, d), d / 8);
-        assert_ptr_equal(meshgen_device_info(&ppdptp_mesh, d), &gpu8_devices[d % 8]);
+        assert_int_equal(meshgen_device_host(&ppdptp.mesh, d), d / 8);
+        assert_ptr_equal(meshgen_device_info(&ppdptp.mesh, d), &ppdptp.devices[d % 8]);
     }
 
-    assert_int_equal(meshgen_device_host(&xy_mesh, -1), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_device_host(&xy_mesh, 6), MESHGEN_ERR_RANGE);
-    assert_null(meshgen_device_info(&xy_mesh, -1));
-    assert_null(meshgen_device_info(&xy_mesh, 6));
+    assert_int_equal(meshgen_device_host(&xy.mesh, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_device_host(&xy.mesh, 6), MESHGEN_ERR_RANGE);
+    assert_null(meshgen_device_info(&xy.mesh, -1));
+    assert_null(meshgen_device_info(&xy.mesh, 6));
 }
 
 /* ---- groups ---------------------------------------------------------------------------- */
 
 static void test_axes_mask(void **state)
 {
-    const struct meshgen_mesh *m = &ppdptp_mesh;
+    const struct meshgen_mesh *m = &ppdptp.mesh;
 
     (void)state;
     assert_int_equal(meshgen_axes_mask(m, ""), 0);
@@ -1139,20 +892,20 @@ static void test_axes_mask(void **state)
  */
 static void check_groups(const char *axes, int n_groups, int group_size, const int32_t *groups)
 {
-    uint32_t mask = (uint32_t)meshgen_axes_mask(&ppdptp_mesh, axes);
+    uint32_t mask = (uint32_t)meshgen_axes_mask(&ppdptp.mesh, axes);
     int g, r, k;
 
-    assert_int_equal(meshgen_group_count(&ppdptp_mesh, mask), n_groups);
+    assert_int_equal(meshgen_group_count(&ppdptp.mesh, mask), n_groups);
     assert_int_equal(n_groups * group_size, 16);
     for (g = 0; g < n_groups; g++) {
         for (r = 0; r < group_size; r++) {
             int32_t members[16], rank = -1;
             int device = groups[g * group_size + r];
 
-            assert_int_equal(meshgen_group(&ppdptp_mesh, device, mask, members, 16), group_size);
+            assert_int_equal(meshgen_group(&ppdptp.mesh, device, mask, members, 16), group_size);
             for (k = 0; k < group_size; k++)
                 assert_int_equal(members[k], groups[g * group_size + k]);
-            assert_int_equal(meshgen_group_index(&ppdptp_mesh, device, mask, &rank), g);
+            assert_int_equal(meshgen_group_index(&ppdptp.mesh, device, mask, &rank), g);
             assert_int_equal(rank, r);
         }
     }
@@ -1175,7 +928,7 @@ static void test_reference_groups_pp_dp_tp(void **state)
     check_groups("pp", 4, 4, &pp[0][0]);
     /* Reference case: the dp group of device 5 (pp1, dp0, tp1) is number
      * 1*2+1 = 3 in row-major order of (pp, tp). */
-    assert_int_equal(meshgen_group_index(&ppdptp_mesh, 5, 2, &rank), 3);
+    assert_int_equal(meshgen_group_index(&ppdptp.mesh, 5, 2, &rank), 3);
     assert_int_equal(rank, 0);
 }
 
@@ -1186,34 +939,34 @@ static void test_group_empty_full_and_multi_axis(void **state)
 
     (void)state;
     /* An empty mask: every device alone, numbered by its flat index. */
-    assert_int_equal(meshgen_group_count(&xy_mesh, 0), 4);
+    assert_int_equal(meshgen_group_count(&xy.mesh, 0), 4);
     for (d = 0; d < 4; d++) {
         int device = xy_mesh_devices[d];
 
-        assert_int_equal(meshgen_group(&xy_mesh, device, 0, members, 16), 1);
+        assert_int_equal(meshgen_group(&xy.mesh, device, 0, members, 16), 1);
         assert_int_equal(members[0], device);
-        assert_int_equal(meshgen_group_index(&xy_mesh, device, 0, &rank), d);
+        assert_int_equal(meshgen_group_index(&xy.mesh, device, 0, &rank), d);
         assert_int_equal(rank, 0);
     }
     /* Every axis: one group, the mesh in mesh order; rank = flat index. */
-    assert_int_equal(meshgen_group_count(&xy_mesh, 3), 1);
-    assert_int_equal(meshgen_group(&xy_mesh, 2, 3, members, 16), 4);
+    assert_int_equal(meshgen_group_count(&xy.mesh, 3), 1);
+    assert_int_equal(meshgen_group(&xy.mesh, 2, 3, members, 16), 4);
     for (k = 0; k < 4; k++)
         assert_int_equal(members[k], xy_mesh_devices[k]);
-    assert_int_equal(meshgen_group_index(&xy_mesh, 2, 3, &rank), 0);
+    assert_int_equal(meshgen_group_index(&xy.mesh, 2, 3, &rank), 0);
     assert_int_equal(rank, 3);
     /* Along a permuted mesh's x axis: devices at (0,y) and (1,y). */
-    assert_int_equal(meshgen_group(&xy_mesh, 5, 1, members, 16), 2);
+    assert_int_equal(meshgen_group(&xy.mesh, 5, 1, members, 16), 2);
     assert_int_equal(members[0], 5);
     assert_int_equal(members[1], 2);
-    assert_int_equal(meshgen_group_index(&xy_mesh, 2, 1, &rank), 1);
+    assert_int_equal(meshgen_group_index(&xy.mesh, 2, 1, &rank), 1);
     assert_int_equal(rank, 1);
     /* Two axes of three: (dp, tp) groups of ppdptp are the pp stages' blocks;
      * rank NULL is allowed. */
-    assert_int_equal(meshgen_group(&ppdptp_mesh, 9, 6, members, 16), 4);
+    assert_int_equal(meshgen_group(&ppdptp.mesh, 9, 6, members, 16), 4);
     for (k = 0; k < 4; k++)
         assert_int_equal(members[k], 8 + k);
-    assert_int_equal(meshgen_group_index(&ppdptp_mesh, 9, 6, NULL), 2);
+    assert_int_equal(meshgen_group_index(&ppdptp.mesh, 9, 6, NULL), 2);
 }
 
 static void test_group_errors(void **state)
@@ -1222,26 +975,26 @@ static void test_group_errors(void **state)
 
     (void)state;
     /* Sizing query. */
-    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 1, NULL, 0), 4);
-    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 1, NULL, 4), MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 1, members, -1), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 1, members, 3), MESHGEN_ERR_NO_SPACE);
-    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 1, members, 0), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(meshgen_group(&ppdptp.mesh, 0, 1, NULL, 0), 4);
+    assert_int_equal(meshgen_group(&ppdptp.mesh, 0, 1, NULL, 4), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_group(&ppdptp.mesh, 0, 1, members, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group(&ppdptp.mesh, 0, 1, members, 3), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(meshgen_group(&ppdptp.mesh, 0, 1, members, 0), MESHGEN_ERR_NO_SPACE);
     assert_int_equal(members[0], -7); /* nothing written */
-    assert_int_equal(meshgen_group(&ppdptp_mesh, -1, 1, members, 4), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_group(&ppdptp_mesh, 16, 1, members, 4), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 8, members, 4), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_group(&ppdptp_mesh, 0, 0x80000000u, members, 4), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_group(&xy_mesh, 1, 1, members, 4), MESHGEN_ERR_NOT_IN_MESH);
+    assert_int_equal(meshgen_group(&ppdptp.mesh, -1, 1, members, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group(&ppdptp.mesh, 16, 1, members, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group(&ppdptp.mesh, 0, 8, members, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group(&ppdptp.mesh, 0, 0x80000000u, members, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group(&xy.mesh, 1, 1, members, 4), MESHGEN_ERR_NOT_IN_MESH);
     assert_int_equal(members[0], -7);
 
-    assert_int_equal(meshgen_group_index(&ppdptp_mesh, -1, 1, &rank), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_group_index(&ppdptp_mesh, 16, 1, &rank), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_group_index(&ppdptp_mesh, 0, 8, &rank), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_group_index(&xy_mesh, 3, 1, &rank), MESHGEN_ERR_NOT_IN_MESH);
+    assert_int_equal(meshgen_group_index(&ppdptp.mesh, -1, 1, &rank), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group_index(&ppdptp.mesh, 16, 1, &rank), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group_index(&ppdptp.mesh, 0, 8, &rank), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group_index(&xy.mesh, 3, 1, &rank), MESHGEN_ERR_NOT_IN_MESH);
     assert_int_equal(rank, -7);
 
-    assert_int_equal(meshgen_group_count(&ppdptp_mesh, 8), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_group_count(&ppdptp.mesh, 8), MESHGEN_ERR_RANGE);
 }
 
 /*
@@ -1255,18 +1008,10 @@ static void test_group_errors(void **state)
  * is found by comparing coordinates across the whole mesh.
  */
 
-enum { BF_MAX = 64 };
+enum { BF_MAX = TH_MAX_DEVICES };
 
 struct brute {
-    struct meshgen_mesh mesh;
-    struct meshgen_axis axes[6];
-    struct meshgen_device_info devices[BF_MAX];
-    struct meshgen_host_template templates[1];
-    struct meshgen_host hosts[1];
-    struct meshgen_process processes[1];
-    int32_t mesh_devices[BF_MAX];
-    int32_t device_index[BF_MAX];
-    int32_t process_devices[BF_MAX];
+    struct th_mesh m;
     int32_t coords[BF_MAX][6]; /* of each position, by counting */
 };
 
@@ -1275,37 +1020,22 @@ struct brute {
 static void brute_init(struct brute *b, int n_axes, const int32_t *sizes, int mpmd, uint32_t seed)
 {
     static const char *const names[6] = {"a", "b", "c", "d", "e", "f"};
+    struct th_mesh_desc d = {.name = "brute", .mpmd = mpmd >= 0 ? names[mpmd] : NULL};
     int32_t order[BF_MAX], n = 1, total, i, k;
 
-    memset(b, 0, sizeof *b);
+    memset(b->coords, 0, sizeof b->coords);
     for (k = 0; k < n_axes; k++) {
-        b->axes[k] = (struct meshgen_axis){names[k], sizes[k], sizes[k], 1, MESHGEN_AXIS_AUTO};
+        d.axes[k] = (struct th_axis){names[k], sizes[k], 1};
         n *= sizes[k];
     }
     total = n + 3;
     assert_true(total <= BF_MAX);
-    for (i = 0; i < total; i++) {
-        b->devices[i] = (struct meshgen_device_info)GPU("0000:01:00.0", 0, "0");
-        order[i] = i;
-    }
-    for (i = total - 1; i > 0; i--) { /* Fisher-Yates with a small LCG */
-        int32_t j, t;
-
-        seed = seed * 1103515245u + 12345u;
-        j = (int32_t)((seed >> 8) % (uint32_t)(i + 1));
-        t = order[i];
-        order[i] = order[j];
-        order[j] = t;
-    }
     for (i = 0; i < total; i++)
-        b->device_index[i] = -1;
-    for (i = 0; i < n; i++) {
-        b->mesh_devices[i] = order[i];
-        b->device_index[order[i]] = i;
-    }
-    for (i = 0, k = 0; i < total; i++)
-        if (b->device_index[i] >= 0)
-            b->process_devices[k++] = i;
+        order[i] = i;
+    th_shuffle(order, total, seed);
+    d.hosts[0] = (struct th_host){"node0", total, NULL, NULL};
+    d.mesh = order;
+    th_mesh_init(&b->m, &d);
     /* Coordinates of each position: position 0 is all zeros, and each next
      * one adds 1 to the last axis, carrying into the earlier ones. */
     for (i = 1; i < n; i++) {
@@ -1313,40 +1043,6 @@ static void brute_init(struct brute *b, int n_axes, const int32_t *sizes, int mp
         for (k = n_axes - 1; k >= 0 && ++b->coords[i][k] == sizes[k]; k--)
             b->coords[i][k] = 0;
     }
-    b->templates[0] = (struct meshgen_host_template){total, b->devices};
-    b->hosts[0] = (struct meshgen_host){.name = "node0",
-                                        .slice = "",
-                                        .granule = 0,
-                                        .template_index = 0,
-                                        .first_device = 0,
-                                        .n_devices = total};
-    b->processes[0] = (struct meshgen_process){0, 0, n};
-    b->mesh = (struct meshgen_mesh){.magic = MESHGEN_MAGIC,
-                                    .abi = MESHGEN_ABI,
-                                    .name = "brute",
-                                    .generator_version = MESHGEN_VERSION_STRING,
-                                    .digest = "sha256:0",
-                                    .n_axes = n_axes,
-                                    .axes = b->axes,
-                                    .device_kind = MESHGEN_KIND_GPU,
-                                    .n_devices = n,
-                                    .n_inventory_devices = total,
-                                    .n_templates = 1,
-                                    .templates = b->templates,
-                                    .n_hosts = 1,
-                                    .hosts = b->hosts,
-                                    .n_granules = 1,
-                                    .mesh_devices = b->mesh_devices,
-                                    .device_index = b->device_index,
-                                    .process_mode = MESHGEN_PROCESSES_HOST,
-                                    .n_processes = 1,
-                                    .processes = b->processes,
-                                    .n_process_devices = n,
-                                    .process_devices = b->process_devices,
-                                    .mpmd_axis = mpmd,
-                                    .n_shardings = 0,
-                                    .shardings = NULL};
-    assert_int_equal(meshgen_mesh_check(&b->mesh), MESHGEN_OK);
 }
 
 /* Whether positions p and q agree on every axis outside mask. */
@@ -1354,7 +1050,7 @@ static int same_group(const struct brute *b, int p, int q, uint32_t mask)
 {
     int k;
 
-    for (k = 0; k < b->mesh.n_axes; k++)
+    for (k = 0; k < b->m.mesh.n_axes; k++)
         if (!(mask & (1u << k)) && b->coords[p][k] != b->coords[q][k])
             return 0;
     return 1;
@@ -1414,15 +1110,15 @@ static void check_all_groups(const struct meshgen_mesh *m, uint32_t mask)
  * order of first members, as each lies where the mask's coordinates are 0). */
 static void check_brute(const struct brute *b)
 {
-    const struct meshgen_mesh *m = &b->mesh;
+    const struct meshgen_mesh *m = &b->m.mesh;
     int n = m->n_devices, p, q, k;
     uint32_t mask;
 
     for (p = 0; p < n; p++) {
         int32_t c[6];
 
-        assert_int_equal(meshgen_device_at(m, b->coords[p]), b->mesh_devices[p]);
-        assert_int_equal(meshgen_coords_of(m, b->mesh_devices[p], c), MESHGEN_OK);
+        assert_int_equal(meshgen_device_at(m, b->coords[p]), b->m.mesh_devices[p]);
+        assert_int_equal(meshgen_coords_of(m, b->m.mesh_devices[p], c), MESHGEN_OK);
         for (k = 0; k < m->n_axes; k++)
             assert_int_equal(c[k], b->coords[p][k]);
     }
@@ -1438,22 +1134,22 @@ static void check_brute(const struct brute *b)
         assert_int_equal(meshgen_group_count(m, mask), groups);
         for (p = 0; p < n; p++) {
             int32_t members[BF_MAX], rank = -1, expect_rank = 0, size = 0, group = 0;
-            int got = meshgen_group(m, b->mesh_devices[p], mask, members, BF_MAX);
+            int got = meshgen_group(m, b->m.mesh_devices[p], mask, members, BF_MAX);
 
             for (q = 0; q < n; q++) {
                 if (!same_group(b, q, p, mask))
                     continue;
                 assert_true(size < got);
-                assert_int_equal(members[size], b->mesh_devices[q]);
+                assert_int_equal(members[size], b->m.mesh_devices[q]);
                 size++;
                 expect_rank += q < p;
             }
             assert_int_equal(got, size);
-            assert_int_equal(meshgen_group(m, b->mesh_devices[p], mask, NULL, 0), size);
-            assert_int_equal(meshgen_group(m, b->mesh_devices[p], mask, members, size), size);
+            assert_int_equal(meshgen_group(m, b->m.mesh_devices[p], mask, NULL, 0), size);
+            assert_int_equal(meshgen_group(m, b->m.mesh_devices[p], mask, members, size), size);
             while (!same_group(b, firsts[group], p, mask))
                 group++;
-            assert_int_equal(meshgen_group_index(m, b->mesh_devices[p], mask, &rank), group);
+            assert_int_equal(meshgen_group_index(m, b->m.mesh_devices[p], mask, &rank), group);
             assert_int_equal(rank, expect_rank);
         }
         check_all_groups(m, mask);
@@ -1467,8 +1163,8 @@ static void check_brute(const struct brute *b)
             if (m->mpmd_axis >= 0 && b->coords[p][m->mpmd_axis] != k)
                 continue;
             assert_true(size < count);
-            assert_int_equal(devices[size++], b->mesh_devices[p]);
-            assert_int_equal(meshgen_stage_of(m, b->mesh_devices[p]), k);
+            assert_int_equal(devices[size++], b->m.mesh_devices[p]);
+            assert_int_equal(meshgen_stage_of(m, b->m.mesh_devices[p]), k);
         }
         assert_int_equal(count, size);
     }
@@ -1538,15 +1234,7 @@ static void big_init(struct big *b, int n_axes, const int32_t *sizes, int tables
     assert_non_null(b->device_index);
     for (i = 0; i < total; i++)
         b->device_index[i] = i;
-    for (i = total - 1; i > 0; i--) { /* Fisher-Yates with a small LCG */
-        int32_t j, t;
-
-        seed = seed * 1103515245u + 12345u;
-        j = (int32_t)((seed >> 8) % (uint32_t)(i + 1));
-        t = b->device_index[i];
-        b->device_index[i] = b->device_index[j];
-        b->device_index[j] = t;
-    }
+    th_shuffle(b->device_index, total, seed);
     /* device_index holds a shuffled order here: its first n entries are
      * the mesh, the rest unused. */
     for (i = 0; i < (int32_t)n; i++)
@@ -1664,44 +1352,44 @@ static void test_all_groups_and_cursor_errors(void **state)
     (void)state;
     for (k = 0; k < 16; k++)
         out[k] = -7;
-    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 1, NULL, 0), 16);
-    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 1, NULL, 16), MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 1, out, 0), MESHGEN_ERR_NO_SPACE);
-    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 1, out, 15), MESHGEN_ERR_NO_SPACE);
-    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 8, out, 16), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 0x80000000u, out, 16), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_axis_groups(&ppdptp.mesh, 1, NULL, 0), 16);
+    assert_int_equal(meshgen_axis_groups(&ppdptp.mesh, 1, NULL, 16), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_axis_groups(&ppdptp.mesh, 1, out, 0), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(meshgen_axis_groups(&ppdptp.mesh, 1, out, 15), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(meshgen_axis_groups(&ppdptp.mesh, 8, out, 16), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_axis_groups(&ppdptp.mesh, 0x80000000u, out, 16), MESHGEN_ERR_RANGE);
     for (k = 0; k < 16; k++)
         assert_int_equal(out[k], -7);
     /* The reference case's pp groups (test_reference_groups_pp_dp_tp). */
-    assert_int_equal(meshgen_axis_groups(&ppdptp_mesh, 1, out, 16), 16);
+    assert_int_equal(meshgen_axis_groups(&ppdptp.mesh, 1, out, 16), 16);
     for (k = 0; k < 16; k++)
         assert_int_equal(out[k], k % 4 * 4 + k / 4);
 
     memset(&c, 0x5a, sizeof c);
     before = c;
-    assert_int_equal(meshgen_cursor_init(NULL, &ppdptp_mesh, 1), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_cursor_init(NULL, &ppdptp.mesh, 1), MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_cursor_init(&c, NULL, 1), MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 8), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 0x80000000u), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp.mesh, 8), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp.mesh, 0x80000000u), MESHGEN_ERR_RANGE);
     assert_memory_equal(&c, &before, sizeof c);
-    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 5), MESHGEN_OK);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp.mesh, 5), MESHGEN_OK);
     assert_int_equal(c.form, MESHGEN_CURSOR_RUNS);
     for (k = 0; k < 3; k++)
         assert_int_equal(c.reserved[k], 0);
     for (k = 0; k < (int)c.n_runs; k++)
         assert_int_equal(c.runs[k].reserved, 0);
     /* The forms, by where the mask's axes lie in (pp, dp, tp). */
-    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 0), MESHGEN_OK);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp.mesh, 0), MESHGEN_OK);
     assert_int_equal(c.form, MESHGEN_CURSOR_NONE);
-    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 4), MESHGEN_OK);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp.mesh, 4), MESHGEN_OK);
     assert_int_equal(c.form, MESHGEN_CURSOR_INNER);
-    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 7), MESHGEN_OK);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp.mesh, 7), MESHGEN_OK);
     assert_int_equal(c.form, MESHGEN_CURSOR_INNER);
-    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 1), MESHGEN_OK);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp.mesh, 1), MESHGEN_OK);
     assert_int_equal(c.form, MESHGEN_CURSOR_OUTER);
-    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 3), MESHGEN_OK);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp.mesh, 3), MESHGEN_OK);
     assert_int_equal(c.form, MESHGEN_CURSOR_OUTER);
-    assert_int_equal(meshgen_cursor_init(&c, &ppdptp_mesh, 2), MESHGEN_OK);
+    assert_int_equal(meshgen_cursor_init(&c, &ppdptp.mesh, 2), MESHGEN_OK);
     assert_int_equal(c.form, MESHGEN_CURSOR_MIDDLE);
 }
 
@@ -1713,30 +1401,30 @@ static void test_reference_jaxpp_stages(void **state)
 {
     static const int32_t device1[5] = {0, 0, 0, 1, 0};
     int32_t coords[5], devices[16];
-    uint32_t within_stage = (uint32_t)meshgen_axes_mask(&jaxpp_mesh, "data,sequence,tensor,expert");
+    uint32_t within_stage = (uint32_t)meshgen_axes_mask(&jaxpp.mesh, "data,sequence,tensor,expert");
     int s, k, d;
 
     (void)state;
-    assert_int_equal(meshgen_coords_of(&jaxpp_mesh, 1, coords), MESHGEN_OK);
+    assert_int_equal(meshgen_coords_of(&jaxpp.mesh, 1, coords), MESHGEN_OK);
     for (k = 0; k < 5; k++)
         assert_int_equal(coords[k], device1[k]);
-    assert_int_equal(meshgen_stage_count(&jaxpp_mesh), 4);
+    assert_int_equal(meshgen_stage_count(&jaxpp.mesh), 4);
     for (s = 0; s < 4; s++) {
-        assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, s, devices, 16), 4);
+        assert_int_equal(meshgen_stage_devices(&jaxpp.mesh, s, devices, 16), 4);
         for (k = 0; k < 4; k++)
             assert_int_equal(devices[k], 4 * s + k);
     }
     for (d = 0; d < 16; d++)
-        assert_int_equal(meshgen_stage_of(&jaxpp_mesh, d), d / 4);
+        assert_int_equal(meshgen_stage_of(&jaxpp.mesh, d), d / 4);
     /* A stage is the group along every axis but the MPMD one. */
     assert_int_equal(within_stage, 0x1e);
-    assert_int_equal(meshgen_group_index(&jaxpp_mesh, 9, within_stage, NULL), 2);
+    assert_int_equal(meshgen_group_index(&jaxpp.mesh, 9, within_stage, NULL), 2);
 }
 
 /* An MPMD axis in the middle: stage devices are strided, in mesh order. */
 static void test_stages_inner_axis_and_none(void **state)
 {
-    struct meshgen_mesh m = ppdptp_mesh;
+    struct meshgen_mesh m = ppdptp.mesh;
     int32_t devices[16];
     int k;
 
@@ -1754,9 +1442,9 @@ static void test_stages_inner_axis_and_none(void **state)
     assert_int_equal(meshgen_stage_of(&m, 13), 0);
 
     /* No MPMD axis: one stage, the whole mesh in mesh order. */
-    assert_int_equal(meshgen_stage_count(&xy_mesh), 1);
-    assert_int_equal(meshgen_stage_of(&xy_mesh, 2), 0);
-    assert_int_equal(meshgen_stage_devices(&xy_mesh, 0, devices, 16), 4);
+    assert_int_equal(meshgen_stage_count(&xy.mesh), 1);
+    assert_int_equal(meshgen_stage_of(&xy.mesh, 2), 0);
+    assert_int_equal(meshgen_stage_devices(&xy.mesh, 0, devices, 16), 4);
     for (k = 0; k < 4; k++)
         assert_int_equal(devices[k], xy_mesh_devices[k]);
 }
@@ -1766,17 +1454,17 @@ static void test_stage_errors(void **state)
     int32_t devices[4] = {-7, -7, -7, -7};
 
     (void)state;
-    assert_int_equal(meshgen_stage_of(&jaxpp_mesh, -1), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_stage_of(&jaxpp_mesh, 16), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_stage_of(&xy_mesh, 1), MESHGEN_ERR_NOT_IN_MESH);
+    assert_int_equal(meshgen_stage_of(&jaxpp.mesh, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_of(&jaxpp.mesh, 16), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_of(&xy.mesh, 1), MESHGEN_ERR_NOT_IN_MESH);
 
-    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, 0, NULL, 0), 4);
-    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, -1, devices, 4), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, 4, devices, 4), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_stage_devices(&xy_mesh, 1, devices, 4), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, 0, NULL, 4), MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, 0, devices, -1), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_stage_devices(&jaxpp_mesh, 0, devices, 3), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(meshgen_stage_devices(&jaxpp.mesh, 0, NULL, 0), 4);
+    assert_int_equal(meshgen_stage_devices(&jaxpp.mesh, -1, devices, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_devices(&jaxpp.mesh, 4, devices, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_devices(&xy.mesh, 1, devices, 4), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_devices(&jaxpp.mesh, 0, NULL, 4), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_stage_devices(&jaxpp.mesh, 0, devices, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_stage_devices(&jaxpp.mesh, 0, devices, 3), MESHGEN_ERR_NO_SPACE);
     assert_int_equal(devices[0], -7);
 }
 
@@ -1785,11 +1473,11 @@ static void test_stage_errors(void **state)
 static void test_sharding_index(void **state)
 {
     (void)state;
-    assert_int_equal(meshgen_sharding_index(&abc_mesh, "rows_cols"), 0);
-    assert_int_equal(meshgen_sharding_index(&abc_mesh, "rows_a"), 2);
-    assert_int_equal(meshgen_sharding_index(&abc_mesh, "rows"), MESHGEN_ERR_NO_SHARDING);
-    assert_int_equal(meshgen_sharding_index(&abc_mesh, NULL), MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_sharding_index(&ppdptp_mesh, "rows_cols"), MESHGEN_ERR_NO_SHARDING);
+    assert_int_equal(meshgen_sharding_index(&abc.mesh, "rows_cols"), 0);
+    assert_int_equal(meshgen_sharding_index(&abc.mesh, "rows_a"), 2);
+    assert_int_equal(meshgen_sharding_index(&abc.mesh, "rows"), MESHGEN_ERR_NO_SHARDING);
+    assert_int_equal(meshgen_sharding_index(&abc.mesh, NULL), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_sharding_index(&ppdptp.mesh, "rows_cols"), MESHGEN_ERR_NO_SHARDING);
 }
 
 /* Reference case (docs/reference.md §9, NamedSharding.devices_indices_map): mesh
@@ -1802,7 +1490,7 @@ static void test_reference_shard_rows_cols(void **state)
     int32_t replica = -1;
 
     (void)state;
-    assert_int_equal(meshgen_shard(&abc_mesh, 0, shape, 2, 1, start, size, &replica), MESHGEN_OK);
+    assert_int_equal(meshgen_shard(&abc.mesh, 0, shape, 2, 1, start, size, &replica), MESHGEN_OK);
     assert_int_equal(start[0], 2);
     assert_int_equal(size[0], 2);
     assert_int_equal(start[1], 0);
@@ -1810,7 +1498,7 @@ static void test_reference_shard_rows_cols(void **state)
     assert_int_equal(replica, 0);
     /* The spec's own shape gives the same answer. */
     start[0] = start[1] = size[0] = size[1] = -1;
-    assert_int_equal(meshgen_shard(&abc_mesh, 0, NULL, 2, 1, start, size, NULL), MESHGEN_OK);
+    assert_int_equal(meshgen_shard(&abc.mesh, 0, NULL, 2, 1, start, size, NULL), MESHGEN_OK);
     assert_int_equal(start[0], 2);
     assert_int_equal(size[0], 2);
     assert_int_equal(start[1], 0);
@@ -1830,10 +1518,10 @@ static void test_reference_shard_replica_ids(void **state)
 
     (void)state;
     for (d = 0; d < 8; d++) {
-        assert_int_equal(meshgen_shard(&abc_mesh, 1, shape, 2, d, start, size, &replica),
+        assert_int_equal(meshgen_shard(&abc.mesh, 1, shape, 2, d, start, size, &replica),
                          MESHGEN_OK);
         assert_int_equal(replica, cols_bc[d]);
-        assert_int_equal(meshgen_shard(&abc_mesh, 2, shape, 2, d, start, size, &replica),
+        assert_int_equal(meshgen_shard(&abc.mesh, 2, shape, 2, d, start, size, &replica),
                          MESHGEN_OK);
         assert_int_equal(replica, rows_a[d]);
         /* [a] leaves dimension 1, past the spec, whole. */
@@ -1863,7 +1551,7 @@ static void test_reference_shards_tile_array(void **state)
             int64_t start[2], size[2];
             int32_t replica = -1;
 
-            assert_int_equal(meshgen_shard(&abc_mesh, sharding, shape, 2, d, start, size, &replica),
+            assert_int_equal(meshgen_shard(&abc.mesh, sharding, shape, 2, d, start, size, &replica),
                              MESHGEN_OK);
             assert_true(replica >= 0 && replica < replicas[sharding]);
             assert_true(start[0] >= 0 && start[0] + size[0] <= 8);
@@ -1895,14 +1583,14 @@ static void test_shard_permuted_and_trailing_dims(void **state)
 
     (void)state;
     /* Device 0 sits at (x1, y0): rows by y, columns by x. */
-    assert_int_equal(meshgen_shard(&xy_mesh, 0, NULL, 2, 0, start, size, &replica), MESHGEN_OK);
+    assert_int_equal(meshgen_shard(&xy.mesh, 0, NULL, 2, 0, start, size, &replica), MESHGEN_OK);
     assert_int_equal(start[0], 0);
     assert_int_equal(size[0], 2);
     assert_int_equal(start[1], 3);
     assert_int_equal(size[1], 3);
     assert_int_equal(replica, 0);
     /* A third dimension, past the spec, is whole. */
-    assert_int_equal(meshgen_shard(&xy_mesh, 0, shape, 3, 5, start, size, &replica), MESHGEN_OK);
+    assert_int_equal(meshgen_shard(&xy.mesh, 0, shape, 3, 5, start, size, &replica), MESHGEN_OK);
     assert_int_equal(start[0], 2);
     assert_int_equal(size[0], 2);
     assert_int_equal(start[1], 0);
@@ -1913,7 +1601,7 @@ static void test_shard_permuted_and_trailing_dims(void **state)
      * holds the whole value, so the replica id is the flat index. */
     for (d = 0; d < 8; d++) {
         replica = -1;
-        assert_int_equal(meshgen_shard(&abc_mesh, 3, shape, 0, d, NULL, NULL, &replica),
+        assert_int_equal(meshgen_shard(&abc.mesh, 3, shape, 0, d, NULL, NULL, &replica),
                          MESHGEN_OK);
         assert_int_equal(replica, d);
     }
@@ -1921,7 +1609,7 @@ static void test_shard_permuted_and_trailing_dims(void **state)
     {
         static const int64_t empty[2] = {0, 0};
 
-        assert_int_equal(meshgen_shard(&abc_mesh, 0, empty, 2, 7, start, size, NULL), MESHGEN_OK);
+        assert_int_equal(meshgen_shard(&abc.mesh, 0, empty, 2, 7, start, size, NULL), MESHGEN_OK);
         assert_int_equal(size[0], 0);
         assert_int_equal(size[1], 0);
     }
@@ -1935,7 +1623,7 @@ static void test_shard_errors(void **state)
     static const int64_t negative[2] = {8, -4};
     int64_t start[2] = {-7, -7}, size[2] = {-7, -7};
     int32_t replica = -7;
-    const struct meshgen_mesh *m = &abc_mesh;
+    const struct meshgen_mesh *m = &abc.mesh;
 
     (void)state;
     assert_int_equal(meshgen_shard(m, -1, shape, 2, 0, start, size, &replica),
@@ -1961,7 +1649,7 @@ static void test_shard_errors(void **state)
     start[0] = start[1] = size[0] = size[1] = -7;
     assert_int_equal(meshgen_shard(m, 0, shape, 2, -1, start, size, &replica), MESHGEN_ERR_RANGE);
     assert_int_equal(meshgen_shard(m, 0, shape, 2, 8, start, size, &replica), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_shard(&xy_mesh, 0, NULL, 2, 1, start, size, &replica),
+    assert_int_equal(meshgen_shard(&xy.mesh, 0, NULL, 2, 1, start, size, &replica),
                      MESHGEN_ERR_NOT_IN_MESH);
     /* Nothing was written by any failing call. */
     assert_int_equal(start[0], -7);
@@ -1995,32 +1683,6 @@ static int host_in(const struct meshgen_mesh *mesh, const char *const *vars)
     return meshgen_host_from_vars(mesh, lookup, (void *)vars, name, sizeof name);
 }
 
-/* Two hosts whose names differ only past the first dot, one GPU each. */
-static const struct meshgen_host dotted_hosts[2] = {
-    {.name = "gpu001.rack-a",
-     .slice = "",
-     .granule = 0,
-     .template_index = 0,
-     .first_device = 0,
-     .n_devices = 8},
-    {.name = "gpu001.rack-b",
-     .slice = "",
-     .granule = 1,
-     .template_index = 0,
-     .first_device = 8,
-     .n_devices = 8},
-};
-
-/* The one host of a synthetic inventory is called "localhost". */
-static const struct meshgen_host localhost_1x8[1] = {
-    {.name = "localhost",
-     .slice = "",
-     .granule = 0,
-     .template_index = 0,
-     .first_device = 0,
-     .n_devices = 8},
-};
-
 static void test_host_by_name(void **state)
 {
     static const char *const exact[] = {"MESHGEN_HOSTNAME=node1", NULL};
@@ -2030,52 +1692,55 @@ static void test_host_by_name(void **state)
     static const char *const unknown[] = {"MESHGEN_HOSTNAME=node2", "SLURMD_NODENAME=node1", NULL};
     static const char *const empty[] = {"MESHGEN_HOSTNAME=", "SLURMD_NODENAME=node1", NULL};
     static const char *const prefix[] = {"MESHGEN_HOSTNAME=node", NULL};
-    struct meshgen_mesh dotted = ppdptp_mesh, local = abc_mesh;
+    struct th_mesh dotted, local;
     char name[8];
 
     (void)state;
-    assert_int_equal(host_in(&ppdptp_mesh, exact), 1);
+    assert_int_equal(host_in(&ppdptp.mesh, exact), 1);
     /* Up to the first dot on both sides. */
-    assert_int_equal(host_in(&ppdptp_mesh, qualified), 1);
-    assert_int_equal(host_in(&ppdptp_mesh, slurm), 1);
+    assert_int_equal(host_in(&ppdptp.mesh, qualified), 1);
+    assert_int_equal(host_in(&ppdptp.mesh, slurm), 1);
     /* MESHGEN_HOSTNAME before SLURMD_NODENAME, even when it names no host. */
-    assert_int_equal(host_in(&ppdptp_mesh, both), 0);
-    assert_int_equal(host_in(&ppdptp_mesh, unknown), MESHGEN_ERR_NO_HOST);
-    assert_int_equal(host_in(&ppdptp_mesh, empty), MESHGEN_ERR_BAD_ENV);
-    assert_int_equal(host_in(&ppdptp_mesh, prefix), MESHGEN_ERR_NO_HOST);
+    assert_int_equal(host_in(&ppdptp.mesh, both), 0);
+    assert_int_equal(host_in(&ppdptp.mesh, unknown), MESHGEN_ERR_NO_HOST);
+    assert_int_equal(host_in(&ppdptp.mesh, empty), MESHGEN_ERR_BAD_ENV);
+    assert_int_equal(host_in(&ppdptp.mesh, prefix), MESHGEN_ERR_NO_HOST);
     /* A host the tables do not list is an error even for one host... */
-    assert_int_equal(host_in(&abc_mesh, unknown), MESHGEN_ERR_NO_HOST);
+    assert_int_equal(host_in(&abc.mesh, unknown), MESHGEN_ERR_NO_HOST);
     /* ...unless that host is a synthetic inventory's "localhost". */
-    local.hosts = localhost_1x8;
-    assert_int_equal(host_in(&local, unknown), 0);
+    th_mesh_init(&local, &abc_desc);
+    local.hosts[0].name = "localhost";
+    assert_int_equal(host_in(&local.mesh, unknown), 0);
 
     /* Hosts that share a short name: the full name tells them apart, the
      * short one fits both and names neither. */
-    dotted.hosts = dotted_hosts;
+    th_mesh_init(&dotted, &ppdptp_desc);
+    dotted.hosts[0].name = "gpu001.rack-a";
+    dotted.hosts[1].name = "gpu001.rack-b";
     {
         static const char *const a[] = {"MESHGEN_HOSTNAME=gpu001.rack-b", NULL};
         static const char *const short_name[] = {"MESHGEN_HOSTNAME=gpu001", NULL};
         static const char *const other[] = {"MESHGEN_HOSTNAME=gpu001.rack-c", NULL};
 
-        assert_int_equal(host_in(&dotted, a), 1);
-        assert_int_equal(host_in(&dotted, short_name), MESHGEN_ERR_NO_HOST);
-        assert_int_equal(host_in(&dotted, other), MESHGEN_ERR_NO_HOST);
+        assert_int_equal(host_in(&dotted.mesh, a), 1);
+        assert_int_equal(host_in(&dotted.mesh, short_name), MESHGEN_ERR_NO_HOST);
+        assert_int_equal(host_in(&dotted.mesh, other), MESHGEN_ERR_NO_HOST);
     }
 
     /* The name read is given back, found or not, cut to the buffer. */
     memset(name, 'x', sizeof name);
-    assert_int_equal(meshgen_host_from_vars(&ppdptp_mesh, lookup, (void *)unknown, name, 8),
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, lookup, (void *)unknown, name, 8),
                      MESHGEN_ERR_NO_HOST);
     assert_string_equal(name, "node2");
-    assert_int_equal(meshgen_host_from_vars(&ppdptp_mesh, lookup, (void *)qualified, name, 8), 1);
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, lookup, (void *)qualified, name, 8), 1);
     assert_string_equal(name, "node1.c");
-    assert_int_equal(meshgen_host_from_vars(&ppdptp_mesh, lookup, (void *)empty, name, 8),
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, lookup, (void *)empty, name, 8),
                      MESHGEN_ERR_BAD_ENV);
     assert_string_equal(name, "");
-    assert_int_equal(meshgen_host_from_vars(&ppdptp_mesh, lookup, (void *)exact, NULL, 0), 1);
-    assert_int_equal(meshgen_host_from_vars(&ppdptp_mesh, lookup, (void *)exact, NULL, 8),
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, lookup, (void *)exact, NULL, 0), 1);
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, lookup, (void *)exact, NULL, 8),
                      MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_host_from_vars(&ppdptp_mesh, NULL, NULL, name, 8), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, NULL, NULL, name, 8), MESHGEN_ERR_NULL);
 }
 
 /*
@@ -2097,11 +1762,11 @@ static void test_host_name_rule(void **state)
     char long_var[300] = "MESHGEN_HOSTNAME=", name[300];
     const char *long_name[2] = {long_var, NULL};
     struct meshgen_host hosts[2];
-    struct meshgen_mesh m = ppdptp_mesh;
+    struct meshgen_mesh m = ppdptp.mesh;
     size_t n = strlen(long_var);
 
     (void)state;
-    memcpy(hosts, hosts_2x8, sizeof hosts);
+    memcpy(hosts, ppdptp.hosts, sizeof hosts);
     hosts[0].name = ".a";
     hosts[1].name = "node_1";
     m.hosts = hosts;
@@ -2117,7 +1782,7 @@ static void test_host_name_rule(void **state)
     assert_int_equal(host_in(&m, trailing), MESHGEN_ERR_BAD_ENV);
     assert_int_equal(host_in(&m, underscore), 1);
     /* DNS compares names without case, whole or up to the first dot. */
-    assert_int_equal(host_in(&ppdptp_mesh, upper), 1);
+    assert_int_equal(host_in(&ppdptp.mesh, upper), 1);
     /* 255 bytes is a host name, 256 is not. */
     memset(long_var + n, 'a', 255);
     long_var[n + 255] = '\0';
@@ -2133,7 +1798,7 @@ static void test_host_from_gethostname(void **state)
     static const char *const none[] = {"SLURM_LOCALID=0", NULL};
     char expected[256] = "", name[256];
     struct meshgen_host named[2];
-    struct meshgen_mesh m = ppdptp_mesh;
+    struct meshgen_mesh m = ppdptp.mesh;
     size_t n;
 
     (void)state;
@@ -2143,7 +1808,7 @@ static void test_host_from_gethostname(void **state)
                      MESHGEN_ERR_NO_HOST);
     assert_string_equal(name, expected);
     /* A host called like this machine, up to the first dot, is found. */
-    memcpy(named, hosts_2x8, sizeof named);
+    memcpy(named, ppdptp.hosts, sizeof named);
     n = strcspn(expected, ".");
     expected[n] = '\0';
     named[1].name = expected;
@@ -2204,30 +1869,30 @@ static void test_process_every_launcher(void **state)
 
         print_message("%s\n", l->launcher);
         launch(l, "node1", "3", "8", "16", text, vars);
-        assert_int_equal(process_in(&ppdptp_mesh, vars), 11);
+        assert_int_equal(process_in(&ppdptp.mesh, vars), 11);
         launch(l, "node0.cluster.example", "7", "8", "16", text, vars);
-        assert_int_equal(process_in(&ppdptp_mesh, vars), 7);
+        assert_int_equal(process_in(&ppdptp.mesh, vars), 7);
         launch(l, "node1", "0", NULL, NULL, text, vars);
-        assert_int_equal(process_in(&ppdptp_mesh, vars), 8);
+        assert_int_equal(process_in(&ppdptp.mesh, vars), 8);
         /* A job of another size than the mesh's is an error, in all... */
         launch(l, "node1", "3", "8", "15", text, vars);
-        assert_int_equal(process_in(&ppdptp_mesh, vars), MESHGEN_ERR_PROCESS_COUNT);
+        assert_int_equal(process_in(&ppdptp.mesh, vars), MESHGEN_ERR_PROCESS_COUNT);
         launch(l, "node1", "3", NULL, "32", text, vars);
-        assert_int_equal(process_in(&ppdptp_mesh, vars), MESHGEN_ERR_PROCESS_COUNT);
+        assert_int_equal(process_in(&ppdptp.mesh, vars), MESHGEN_ERR_PROCESS_COUNT);
         /* ...and, where the launcher says, on this host. */
         launch(l, "node1", "3", "4", "16", text, vars);
-        assert_int_equal(process_in(&ppdptp_mesh, vars),
+        assert_int_equal(process_in(&ppdptp.mesh, vars),
                          l->local_size != NULL ? MESHGEN_ERR_PROCESS_COUNT : 11);
         /* A local rank past the host's processes, or not a number. */
         launch(l, "node1", "8", NULL, "16", text, vars);
-        assert_int_equal(process_in(&ppdptp_mesh, vars), MESHGEN_ERR_LOCAL_RANK);
+        assert_int_equal(process_in(&ppdptp.mesh, vars), MESHGEN_ERR_LOCAL_RANK);
         launch(l, "node1", "-1", "8", "16", text, vars);
-        assert_int_equal(process_in(&ppdptp_mesh, vars), MESHGEN_ERR_BAD_ENV);
+        assert_int_equal(process_in(&ppdptp.mesh, vars), MESHGEN_ERR_BAD_ENV);
         launch(l, "node1", "3", "8", "16 ", text, vars);
-        assert_int_equal(process_in(&ppdptp_mesh, vars), MESHGEN_ERR_BAD_ENV);
+        assert_int_equal(process_in(&ppdptp.mesh, vars), MESHGEN_ERR_BAD_ENV);
         /* A host the tables do not list: never a guess. */
         launch(l, "node2", "3", "8", "16", text, vars);
-        assert_int_equal(process_in(&ppdptp_mesh, vars), MESHGEN_ERR_NO_HOST);
+        assert_int_equal(process_in(&ppdptp.mesh, vars), MESHGEN_ERR_NO_HOST);
     }
 }
 
@@ -2249,11 +1914,11 @@ static void test_process_map_by_node(void **state)
     int p;
 
     (void)state;
-    p = process_in(&ppdptp_mesh, rank1);
+    p = process_in(&ppdptp.mesh, rank1);
     assert_int_equal(p, 8);
-    assert_int_equal(meshgen_process_devices(&ppdptp_mesh, p, devices, 1), 1);
-    assert_int_equal(meshgen_device_host(&ppdptp_mesh, devices[0]), 1);
-    assert_int_equal(process_in(&ppdptp_mesh, rank6), 3);
+    assert_int_equal(meshgen_process_devices(&ppdptp.mesh, p, devices, 1), 1);
+    assert_int_equal(meshgen_device_host(&ppdptp.mesh, devices[0]), 1);
+    assert_int_equal(process_in(&ppdptp.mesh, rank6), 3);
 }
 
 /* Launchers inside launchers: the innermost describes the process, and the
@@ -2315,19 +1980,19 @@ static void test_process_nested_launchers(void **state)
                                                   NULL};
 
     (void)state;
-    assert_int_equal(process_in(&ppdptp_mesh, torchrun_in_srun), 13);
-    assert_int_equal(process_in(&ppdptp_mesh, mpirun_in_salloc), 10);
-    assert_int_equal(process_in(&ppdptp_mesh, mpirun_in_sbatch), 6);
-    assert_int_equal(process_in(&ppdptp_mesh, torchrun_in_mpirun), 4);
-    assert_int_equal(process_in(&ppdptp_mesh, flux_in_srun), 15);
-    assert_int_equal(process_in(&ppdptp_mesh, mpirun_in_pals), 9);
-    assert_int_equal(process_in(&ppdptp_mesh, hydra_in_salloc), 5);
+    assert_int_equal(process_in(&ppdptp.mesh, torchrun_in_srun), 13);
+    assert_int_equal(process_in(&ppdptp.mesh, mpirun_in_salloc), 10);
+    assert_int_equal(process_in(&ppdptp.mesh, mpirun_in_sbatch), 6);
+    assert_int_equal(process_in(&ppdptp.mesh, torchrun_in_mpirun), 4);
+    assert_int_equal(process_in(&ppdptp.mesh, flux_in_srun), 15);
+    assert_int_equal(process_in(&ppdptp.mesh, mpirun_in_pals), 9);
+    assert_int_equal(process_in(&ppdptp.mesh, hydra_in_salloc), 5);
     /* Had the outer launcher decided, the counts would have disagreed. */
     {
         static const char *const srun_alone[] = {"SLURMD_NODENAME=node1", "SLURM_LOCALID=0",
                                                  "SLURM_NTASKS=2", NULL};
 
-        assert_int_equal(process_in(&ppdptp_mesh, srun_alone), MESHGEN_ERR_PROCESS_COUNT);
+        assert_int_equal(process_in(&ppdptp.mesh, srun_alone), MESHGEN_ERR_PROCESS_COUNT);
     }
 }
 
@@ -2345,15 +2010,15 @@ static void test_process_needs_local_rank(void **state)
     int rc;
 
     (void)state;
-    assert_int_equal(process_in(&ppdptp_mesh, global_only), MESHGEN_ERR_NO_ENV);
+    assert_int_equal(process_in(&ppdptp.mesh, global_only), MESHGEN_ERR_NO_ENV);
     /* With no variable at all, gethostname() names this machine, which is
      * node0 or node1 only by chance: either way no process is chosen. */
-    rc = process_in(&ppdptp_mesh, nothing);
+    rc = process_in(&ppdptp.mesh, nothing);
     assert_true(rc == MESHGEN_ERR_NO_HOST || rc == MESHGEN_ERR_NO_ENV);
 }
 
 /* `processes: host` (JAX): the host decides; a second process on it does
- * not fit. xy_mesh's host cpu0 has no devices and so no process. */
+ * not fit. xy.mesh's host cpu0 has no devices and so no process. */
 static void test_process_per_host(void **state)
 {
     static const char *const node1[] = {"MESHGEN_HOSTNAME=node1", NULL};
@@ -2369,13 +2034,13 @@ static void test_process_per_host(void **state)
                                            "LOCAL_WORLD_SIZE=2", NULL};
 
     (void)state;
-    assert_int_equal(process_in(&xy_mesh, node1), 1);
-    assert_int_equal(process_in(&xy_mesh, node0), 0);
-    assert_int_equal(process_in(&xy_mesh, cpu0), MESHGEN_ERR_LOCAL_RANK);
-    assert_int_equal(process_in(&xy_mesh, srun), 1);
-    assert_int_equal(process_in(&xy_mesh, second), MESHGEN_ERR_LOCAL_RANK);
-    assert_int_equal(process_in(&xy_mesh, too_many), MESHGEN_ERR_PROCESS_COUNT);
-    assert_int_equal(process_in(&xy_mesh, two_here), MESHGEN_ERR_PROCESS_COUNT);
+    assert_int_equal(process_in(&xy.mesh, node1), 1);
+    assert_int_equal(process_in(&xy.mesh, node0), 0);
+    assert_int_equal(process_in(&xy.mesh, cpu0), MESHGEN_ERR_LOCAL_RANK);
+    assert_int_equal(process_in(&xy.mesh, srun), 1);
+    assert_int_equal(process_in(&xy.mesh, second), MESHGEN_ERR_LOCAL_RANK);
+    assert_int_equal(process_in(&xy.mesh, too_many), MESHGEN_ERR_PROCESS_COUNT);
+    assert_int_equal(process_in(&xy.mesh, two_here), MESHGEN_ERR_PROCESS_COUNT);
 }
 
 /* MESHGEN_PROCESS is the answer: no host, no launcher is consulted. */
@@ -2388,7 +2053,7 @@ static void test_process_explicit(void **state)
                                          "OMPI_COMM_WORLD_LOCAL_RANK=x", "WORLD_SIZE=3", NULL};
     static const char *const past[] = {"MESHGEN_PROCESS=16", "MESHGEN_HOSTNAME=node0", NULL};
     static const char *const huge[] = {"MESHGEN_PROCESS=2147483647", NULL};
-    static const char *const xy[] = {"MESHGEN_PROCESS=1", NULL};
+    static const char *const xy_one[] = {"MESHGEN_PROCESS=1", NULL};
     static const char *const xy_past[] = {"MESHGEN_PROCESS=2", NULL};
     char text[64];
     const char *vars[2] = {text, NULL};
@@ -2397,19 +2062,19 @@ static void test_process_explicit(void **state)
 
     (void)state;
     /* Leading zeros are still plain decimal. */
-    assert_int_equal(process_in(&ppdptp_mesh, chosen), 15);
-    assert_int_equal(process_in(&ppdptp_mesh, past), MESHGEN_ERR_RANGE);
-    assert_int_equal(process_in(&ppdptp_mesh, huge), MESHGEN_ERR_RANGE);
-    assert_int_equal(process_in(&xy_mesh, xy), 1);
-    assert_int_equal(process_in(&xy_mesh, xy_past), MESHGEN_ERR_RANGE);
+    assert_int_equal(process_in(&ppdptp.mesh, chosen), 15);
+    assert_int_equal(process_in(&ppdptp.mesh, past), MESHGEN_ERR_RANGE);
+    assert_int_equal(process_in(&ppdptp.mesh, huge), MESHGEN_ERR_RANGE);
+    assert_int_equal(process_in(&xy.mesh, xy_one), 1);
+    assert_int_equal(process_in(&xy.mesh, xy_past), MESHGEN_ERR_RANGE);
     for (i = 0; i < COUNT(malformed); i++) {
         snprintf(text, sizeof text, "MESHGEN_PROCESS=%s", malformed[i]);
-        if (process_in(&ppdptp_mesh, vars) != MESHGEN_ERR_BAD_ENV)
+        if (process_in(&ppdptp.mesh, vars) != MESHGEN_ERR_BAD_ENV)
             fail_msg("MESHGEN_PROCESS=\"%s\" was accepted", malformed[i]);
     }
-    assert_int_equal(meshgen_process_from_vars(&ppdptp_mesh, lookup, (void *)chosen, NULL),
+    assert_int_equal(meshgen_process_from_vars(&ppdptp.mesh, lookup, (void *)chosen, NULL),
                      MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_process_from_vars(&ppdptp_mesh, NULL, NULL, &p), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_process_from_vars(&ppdptp.mesh, NULL, NULL, &p), MESHGEN_ERR_NULL);
     assert_int_equal(p, -7);
 }
 
@@ -2418,18 +2083,18 @@ static void test_process_unchecked_tables(void **state)
 {
     static const char *const vars[] = {"MESHGEN_HOSTNAME=node0", "LOCAL_RANK=0", NULL};
     struct meshgen_host hosts[3];
-    struct meshgen_mesh m = xy_mesh;
+    struct meshgen_mesh m = xy.mesh;
 
     (void)state;
-    memcpy(hosts, xy_hosts, sizeof hosts);
+    memcpy(hosts, xy.hosts, sizeof hosts);
     hosts[1].name = NULL;
     m.hosts = hosts;
     assert_int_equal(process_in(&m, vars), MESHGEN_ERR_CORRUPT);
     assert_int_equal(host_in(&m, vars), MESHGEN_ERR_CORRUPT);
-    m = xy_mesh;
+    m = xy.mesh;
     m.n_hosts = 0;
     assert_int_equal(process_in(&m, vars), MESHGEN_ERR_CORRUPT);
-    m = xy_mesh;
+    m = xy.mesh;
     m.processes = NULL;
     assert_int_equal(process_in(&m, vars), MESHGEN_ERR_CORRUPT);
 }
@@ -2472,23 +2137,23 @@ static void test_process_from_env(void **state)
     (void)state;
     clear_launcher_env();
     setenv("MESHGEN_HOSTNAME", "node1", 1);
-    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_ERR_NO_ENV);
+    assert_int_equal(meshgen_process_from_env(&ppdptp.mesh, &p), MESHGEN_ERR_NO_ENV);
     assert_int_equal(p, -1);
-    assert_int_equal(meshgen_host_from_env(&ppdptp_mesh, name, sizeof name), 1);
+    assert_int_equal(meshgen_host_from_env(&ppdptp.mesh, name, sizeof name), 1);
     assert_string_equal(name, "node1");
 
     setenv("SLURM_LOCALID", "0", 1);
     setenv("SLURM_NTASKS", "2", 1);
-    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_ERR_PROCESS_COUNT);
+    assert_int_equal(meshgen_process_from_env(&ppdptp.mesh, &p), MESHGEN_ERR_PROCESS_COUNT);
     setenv("OMPI_COMM_WORLD_LOCAL_RANK", "2", 1);
     setenv("OMPI_COMM_WORLD_SIZE", "16", 1);
-    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_OK);
+    assert_int_equal(meshgen_process_from_env(&ppdptp.mesh, &p), MESHGEN_OK);
     assert_int_equal(p, 10);
     setenv("LOCAL_RANK", "5", 1);
-    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_OK);
+    assert_int_equal(meshgen_process_from_env(&ppdptp.mesh, &p), MESHGEN_OK);
     assert_int_equal(p, 13);
     setenv("MESHGEN_PROCESS", "0", 1);
-    assert_int_equal(meshgen_process_from_env(&ppdptp_mesh, &p), MESHGEN_OK);
+    assert_int_equal(meshgen_process_from_env(&ppdptp.mesh, &p), MESHGEN_OK);
     assert_int_equal(p, 0);
     clear_launcher_env();
 }
@@ -2500,20 +2165,20 @@ static void test_process_devices_and_of(void **state)
     int d;
 
     (void)state;
-    assert_int_equal(meshgen_process_devices(&xy_mesh, 0, devices, 8), 2);
+    assert_int_equal(meshgen_process_devices(&xy.mesh, 0, devices, 8), 2);
     assert_int_equal(devices[0], 0);
     assert_int_equal(devices[1], 2);
-    assert_int_equal(meshgen_process_devices(&xy_mesh, 1, devices, 2), 2);
+    assert_int_equal(meshgen_process_devices(&xy.mesh, 1, devices, 2), 2);
     assert_int_equal(devices[0], 4);
     assert_int_equal(devices[1], 5);
     for (d = 0; d < 6; d++)
-        assert_int_equal(meshgen_process_of(&xy_mesh, d), owner[d]);
+        assert_int_equal(meshgen_process_of(&xy.mesh, d), owner[d]);
     for (d = 0; d < 16; d++) {
-        assert_int_equal(meshgen_process_of(&ppdptp_mesh, d), d);
-        assert_int_equal(meshgen_process_devices(&ppdptp_mesh, d, devices, 1), 1);
+        assert_int_equal(meshgen_process_of(&ppdptp.mesh, d), d);
+        assert_int_equal(meshgen_process_devices(&ppdptp.mesh, d, devices, 1), 1);
         assert_int_equal(devices[0], d);
     }
-    assert_int_equal(meshgen_process_devices(&abc_mesh, 0, devices, 8), 8);
+    assert_int_equal(meshgen_process_devices(&abc.mesh, 0, devices, 8), 8);
     for (d = 0; d < 8; d++)
         assert_int_equal(devices[d], d);
 }
@@ -2523,16 +2188,16 @@ static void test_process_errors(void **state)
     int32_t devices[2] = {-7, -7};
 
     (void)state;
-    assert_int_equal(meshgen_process_devices(&xy_mesh, 0, NULL, 0), 2);
-    assert_int_equal(meshgen_process_devices(&xy_mesh, 0, NULL, 2), MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_process_devices(&xy_mesh, 0, devices, -1), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_process_devices(&xy_mesh, 0, devices, 1), MESHGEN_ERR_NO_SPACE);
+    assert_int_equal(meshgen_process_devices(&xy.mesh, 0, NULL, 0), 2);
+    assert_int_equal(meshgen_process_devices(&xy.mesh, 0, NULL, 2), MESHGEN_ERR_NULL);
+    assert_int_equal(meshgen_process_devices(&xy.mesh, 0, devices, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_process_devices(&xy.mesh, 0, devices, 1), MESHGEN_ERR_NO_SPACE);
     assert_int_equal(devices[0], -7);
-    assert_int_equal(meshgen_process_devices(&xy_mesh, -1, devices, 2), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_process_devices(&xy_mesh, 2, devices, 2), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_process_devices(&xy.mesh, -1, devices, 2), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_process_devices(&xy.mesh, 2, devices, 2), MESHGEN_ERR_RANGE);
 
-    assert_int_equal(meshgen_process_of(&xy_mesh, -1), MESHGEN_ERR_RANGE);
-    assert_int_equal(meshgen_process_of(&xy_mesh, 6), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_process_of(&xy.mesh, -1), MESHGEN_ERR_RANGE);
+    assert_int_equal(meshgen_process_of(&xy.mesh, 6), MESHGEN_ERR_RANGE);
 }
 
 /*
@@ -2545,7 +2210,7 @@ static void test_unchecked_mesh_guards(void **state)
     static const int64_t shape[2] = {4, 6};
     int32_t coords[2], out[4];
     int64_t start[2], size[2];
-    struct scratch s;
+    struct th_mesh s;
     struct meshgen_cursor cursor;
     uint32_t mask;
 
@@ -2724,22 +2389,22 @@ static void expect_same_answers(const struct meshgen_mesh *x, const struct meshg
 
 static void test_identity_tables_left_out(void **state)
 {
-    struct meshgen_mesh m = abc_mesh;
+    struct meshgen_mesh m = abc.mesh;
 
     (void)state;
     m.mesh_devices = NULL;
     m.device_index = NULL;
     m.processes = NULL;
     m.process_devices = NULL;
-    expect_same_answers(&abc_mesh, &m);
-    m = ppdptp_mesh;
+    expect_same_answers(&abc.mesh, &m);
+    m = ppdptp.mesh;
     m.mesh_devices = NULL;
     m.device_index = NULL;
     m.process_devices = NULL;
-    expect_same_answers(&ppdptp_mesh, &m);
+    expect_same_answers(&ppdptp.mesh, &m);
     /* A mesh over the first 8 of 16 devices: ids 8..15 are not in it. */
     m.n_devices = 8;
-    m.axes = abc_axes;
+    m.axes = abc.axes;
     m.process_mode = MESHGEN_PROCESSES_HOST;
     m.n_processes = 2;
     m.processes = NULL;
@@ -2757,20 +2422,20 @@ static void test_identity_tables_left_out(void **state)
 /* Half a pair, or host processes that are not one per host, is corrupt. */
 static void test_identity_tables_refused(void **state)
 {
-    struct meshgen_mesh m = abc_mesh;
+    struct meshgen_mesh m = abc.mesh;
 
     (void)state;
     m.mesh_devices = NULL;
     assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_CORRUPT);
-    m = abc_mesh;
+    m = abc.mesh;
     m.device_index = NULL;
     assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_CORRUPT);
-    m = ppdptp_mesh;
+    m = ppdptp.mesh;
     m.processes = NULL; /* 16 processes on 2 hosts */
     assert_int_equal(meshgen_mesh_check(&m), MESHGEN_ERR_CORRUPT);
     assert_int_equal(meshgen_process_devices(&m, 5, NULL, 0), MESHGEN_ERR_CORRUPT);
     /* More mesh positions than devices. */
-    m = abc_mesh;
+    m = abc.mesh;
     m.mesh_devices = NULL;
     m.device_index = NULL;
     m.n_inventory_devices = 4;
@@ -2828,5 +2493,5 @@ int main(void)
         cmocka_unit_test(test_process_errors),
     };
 
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, build_meshes, NULL);
 }

@@ -6,16 +6,7 @@
  * boundaries (55, 56, 63, 64, 65, 119, 120, 128 bytes), whose digests were
  * computed with another implementation (Python's hashlib) and transcribed.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <meshgen/gen.h>
+#include "harness.h"
 
 static void expect_digest(const void *data, size_t len, const char *want)
 {

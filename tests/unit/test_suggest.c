@@ -6,16 +6,7 @@
  * abbreviation rules and their uniqueness, and a sort that is stable and keeps each note
  * with its error.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <meshgen/gen.h>
+#include "harness.h"
 
 static void test_distance(void **state)
 {
@@ -107,65 +98,60 @@ static void test_abbreviation(void **state)
 
 static void test_text(void **state)
 {
-    struct mg_arena a;
+    struct th_fx *f = *state;
     struct mg_suggest s;
 
-    (void)state;
-    mg_arena_init(&a);
     mg_suggest_init(&s, "xp");
     mg_suggest_add(&s, "dp");
     mg_suggest_add(&s, "tp");
     mg_suggest_add(&s, "dp"); /* a candidate given twice counts once */
-    assert_string_equal(mg_suggest_text(&a, &s), "; did you mean 'dp' or 'tp'?");
+    assert_string_equal(mg_suggest_text(&f->arena, &s), "; did you mean 'dp' or 'tp'?");
     mg_suggest_add(&s, "ep");
-    assert_string_equal(mg_suggest_text(&a, &s), "; did you mean 'dp', 'tp' or 'ep'?");
+    assert_string_equal(mg_suggest_text(&f->arena, &s), "; did you mean 'dp', 'tp' or 'ep'?");
     mg_suggest_init(&s, "zzzz");
     mg_suggest_add(&s, "dp");
-    assert_string_equal(mg_suggest_text(&a, &s), "");
+    assert_string_equal(mg_suggest_text(&f->arena, &s), "");
     mg_suggest_init(&s, "GPU");
     mg_suggest_words(&s, &mg_kind_words);
-    assert_string_equal(mg_suggest_text(&a, &s), "; did you mean 'gpu'?");
-    mg_arena_free(&a);
+    assert_string_equal(mg_suggest_text(&f->arena, &s), "; did you mean 'gpu'?");
 }
 
 static void test_sort(void **state)
 {
-    struct mg_arena a;
-    struct mg_diags d;
+    struct th_fx *f = *state;
+    struct mg_diags *d = &f->diags;
     struct mg_mark b9 = {"b.yaml", 9, 1}, a3 = {"a.yaml", 3, 5}, a3c2 = {"a.yaml", 3, 2};
     struct mg_mark a0 = {"a.yaml", 0, 0}, none = {NULL, 0, 0}, b2 = {"b.yaml", 2, 4};
 
-    (void)state;
-    mg_arena_init(&a);
-    mg_diags_init(&d, &a);
-    mg_error(&d, MG_CHK_IO, none, "no file");
-    mg_error_rel(&d, MG_CHK_AXIS_NAME_UNIQUE, b9, b2, "first defined here", "b9");
-    mg_error(&d, MG_CHK_SHAPE_POSITIVE, a3, "a3 first");
-    mg_error(&d, MG_CHK_SHAPE_LENGTH, a3c2, "a3c2");
-    mg_error(&d, MG_CHK_SHAPE_DIVIDES, a3, "a3 second");
-    mg_error(&d, MG_CHK_NOT_A_MESH, a0, "whole file");
-    mg_diags_sort(&d);
-    assert_int_equal(d.n, 6);
-    assert_string_equal(d.items[0].message, "whole file");
-    assert_string_equal(d.items[1].message, "a3c2");
+    mg_error(d, MG_CHK_IO, none, "no file");
+    mg_error_rel(d, MG_CHK_AXIS_NAME_UNIQUE, b9, b2, "first defined here", "b9");
+    mg_error(d, MG_CHK_SHAPE_POSITIVE, a3, "a3 first");
+    mg_error(d, MG_CHK_SHAPE_LENGTH, a3c2, "a3c2");
+    mg_error(d, MG_CHK_SHAPE_DIVIDES, a3, "a3 second");
+    mg_error(d, MG_CHK_NOT_A_MESH, a0, "whole file");
+    mg_diags_sort(d);
+    assert_int_equal(d->n, 6);
+    assert_string_equal(d->items[0].message, "whole file");
+    assert_string_equal(d->items[1].message, "a3c2");
     /* Equal places keep the order they were reported in. */
-    assert_string_equal(d.items[2].message, "a3 first");
-    assert_string_equal(d.items[3].message, "a3 second");
+    assert_string_equal(d->items[2].message, "a3 first");
+    assert_string_equal(d->items[3].message, "a3 second");
     /* The note moves with its error, though its own line is earlier. */
-    assert_string_equal(d.items[4].message, "b9");
-    assert_int_equal(d.items[4].related.line, 2);
-    assert_string_equal(d.items[4].related_msg, "first defined here");
-    assert_string_equal(d.items[5].message, "no file");
-    assert_int_equal(d.n_errors, 6);
-    mg_arena_free(&a);
+    assert_string_equal(d->items[4].message, "b9");
+    assert_int_equal(d->items[4].related.line, 2);
+    assert_string_equal(d->items[4].related_msg, "first defined here");
+    assert_string_equal(d->items[5].message, "no file");
+    assert_int_equal(d->n_errors, 6);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_distance),     cmocka_unit_test(test_threshold),
-        cmocka_unit_test(test_abbreviation), cmocka_unit_test(test_text),
-        cmocka_unit_test(test_sort),
+        cmocka_unit_test(test_distance),
+        cmocka_unit_test(test_threshold),
+        cmocka_unit_test(test_abbreviation),
+        th_test(test_text),
+        th_test(test_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,22 +6,10 @@
  * the spec with the same words in the same order — so the parser, the
  * emitters and the docs cannot drift apart.
  */
+#include "harness.h"
+
 #include <ctype.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include <cmocka.h>
-
-#include <meshgen/gen.h>
-
-#ifndef MESHGEN_TEST_DATA
-#define MESHGEN_TEST_DATA "tests/data"
-#endif
 #define REFERENCE MESHGEN_TEST_DATA "/../../docs/reference.md"
 
 static const struct mg_words *const tables[] = {
