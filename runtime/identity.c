@@ -351,15 +351,23 @@ static void put(struct line *o, const char *fmt, ...)
 }
 
 /* A value read from the environment, as a message may echo it: printable
- * ASCII as it is, any other byte as '?', cut after 64 bytes with "...". */
+ * ASCII as it is, any other byte as \xNN (as the generator escapes
+ * terminal text, docs/reference.md "Echoed strings"), cut after 64 bytes
+ * with "...". */
 static void put_value(struct line *o, const char *text)
 {
-    char shown[65];
-    size_t i;
+    char shown[64 * 4 + 1];
+    size_t i, n = 0;
 
-    for (i = 0; text[i] != '\0' && i < 64; i++)
-        shown[i] = text[i] >= 0x20 && text[i] < 0x7f ? text[i] : '?';
-    shown[i] = '\0';
+    for (i = 0; text[i] != '\0' && i < 64; i++) {
+        unsigned char c = (unsigned char)text[i];
+
+        if (c >= 0x20 && c < 0x7f)
+            shown[n++] = (char)c;
+        else
+            n += (size_t)snprintf(shown + n, sizeof shown - n, "\\x%02x", c);
+    }
+    shown[n] = '\0';
     put(o, "%s%s", shown, text[i] != '\0' ? "..." : "");
 }
 

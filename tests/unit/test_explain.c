@@ -228,10 +228,10 @@ static void test_bad_values(void **state)
     assert_string_equal(explain(&s.mesh, slurm_name, MESHGEN_ERR_BAD_ENV),
                         "SLURMD_NODENAME='' is not a host name: an empty name (a host name is 1 "
                         "to 255 ASCII letters, digits, '-', '_' and '.')");
-    /* Control bytes are not echoed, and a long value is cut. */
+    /* Control bytes are escaped, not echoed, and a long value is cut. */
     assert_string_equal(
         explain(&s.mesh, hostile, MESHGEN_ERR_BAD_ENV),
-        "LOCAL_RANK='?[31m01234567890123456789012345678901234567890123456789012345678...' "
+        "LOCAL_RANK='\\x1b[31m01234567890123456789012345678901234567890123456789012345678...' "
         "is not a number (decimal digits only, no sign or spaces, below 2^31)");
 }
 

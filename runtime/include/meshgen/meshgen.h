@@ -830,9 +830,13 @@ MESHGEN_API int meshgen_bind(const struct meshgen_mesh *mesh, int device);
  * names both, e.g. "host 0 is 'nodeA', but this machine is 'nodeB' (from
  * MESHGEN_HOSTNAME)". Then the machine is discovered with hwloc, I/O devices
  * included, and its devices of the mesh's kind are found by the generator's
- * own rules; the device count, and per device in order its OS index (CPU
- * objects), PCI bus id, PCI vendor id, vendor, model, UUID, NUMA node and
- * cpuset are compared.
+ * own rules and compared as `meshgen verify` compares them
+ * (docs/reference.md, "meshgen verify"): the device count first, then the
+ * devices paired by PCI bus id (GPUs) or OS index (CPU objects), else by
+ * UUID, else in order, and for each pair its OS index, PCI bus id, PCI
+ * vendor id, model (when both sides know one), UUID (when the tables know
+ * it), NUMA node and cpuset. The vendor's name is for display and is not
+ * compared: the PCI vendor id decides.
  *
  * The first difference, or the reason for an error, is written in words to
  * report (the caller's buffer of cap bytes, NUL-terminated, truncated to
