@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`meshgen verify` against drifted copies of a shipped hwloc export (test cli.verify).
 
-Usage: verify_check.py MESHGEN DATA_DIR
+Usage: verify_check.py MESHGEN DATA_DIR [AGREE]
 
 The inventory is one host, drac-12, whose snapshot is a copy of
 tests/data/hwloc/power8gpudistances.xml (4 NVIDIA P100s, each with its NVML
@@ -18,6 +18,11 @@ point at the snapshot's line of the object that expects otherwise, with the
 inventory's line of the host as the related note; the export itself must
 exit 0 with nothing on stderr. Then the formats (json, sarif, github) carry
 the same errors, and a machine not in the inventory is a node-host error.
+
+AGREE (tests/e2e/verify_agree.c) is a program whose meshgen_verify checks
+tables compiled from the same export; on each machine its report must be the
+first difference the command reports (the two share one comparison): for
+the mesh's GPUs, so another core count is no difference to it.
 """
 import json
 import os
@@ -87,6 +92,29 @@ def variants(xml):
     return out
 
 
+# What the program's meshgen_verify says of each machine: the return code
+# and the report.
+AGREE = {
+    "match": "0 ",
+    "missing": "-16 missing device: expected 4 gpu devices, found 3",
+    "moved": "-16 device 2: PCI bus id 000a:01:00.0 expected, 000a:02:00.0 found",
+    "model": "-16 device 1: model 'Tesla P100-SXM2-16GB' expected, 'Tesla V100-SXM2-32GB' found",
+    "extra": "-16 extra device: expected 4 gpu devices, found 5",
+    "cores": "0 ",
+}
+
+
+def agree(program, machines):
+    """The program's meshgen_verify on each machine, as AGREE says."""
+    for name, want in AGREE.items():
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("SLURM", "MESHGEN_", "HWLOC_"))}
+        env.update(HWLOC_XMLFILE=machines[name], MESHGEN_HOSTNAME="drac-12")
+        r = subprocess.run([program], capture_output=True, text=True, env=env, timeout=120)
+        check("agree." + name, r.returncode == 0 and r.stdout == want + "\n",
+              "meshgen_verify said %r, not %r" % (r.stdout, want))
+
+
 def run(meshgen, tmp, machine, *args, host="drac-12"):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("SLURM", "MESHGEN_", "HWLOC_"))}
@@ -136,7 +164,7 @@ def main():
                     "  shape: [4]\n")
         xml = open(src, encoding="utf-8").read()
         lines = xml.splitlines()
-        machines = {}
+        machines = {"match": src}
         for name, text in variants(xml).items():
             machines[name] = os.path.join(tmp, name + ".xml")
             with open(machines[name], "w", encoding="utf-8") as f:
@@ -191,6 +219,8 @@ def main():
               r.stderr)
         r = run(meshgen, tmp, src, "--host", "DRAC-12", host=None)
         check("host_option", r.returncode == 0 and "matches" in r.stdout, r.stderr)
+        if len(sys.argv) > 3:
+            agree(os.path.abspath(sys.argv[3]), machines)
     for f in FAILS:
         print("FAIL " + f)
     if not FAILS:
