@@ -1,12 +1,15 @@
 /*
- * Which host and which process this is, and what a process holds: the
- * "processes" section of <meshgen/meshgen.h> (meshgen_host_from_*,
- * meshgen_process_from_*, meshgen_process_devices, meshgen_process_of).
+ * Which host and which process this is, why not when it cannot be told,
+ * and what a process holds: the "processes" section of <meshgen/meshgen.h>
+ * (meshgen_host_from_*, meshgen_process_from_*, meshgen_process_explain,
+ * meshgen_process_devices, meshgen_process_of).
  *
  * The host is this machine's name found among the mesh's hosts (host.h,
  * shared with meshgen_verify); the process, the launcher's local rank on that
  * host, read from the table of launchers below (docs/reference.md, "Which
- * process am I"). The only libc calls beyond strings are getenv() and
+ * process am I"). One search finds the process and keeps what decided it,
+ * so the explanation cannot describe another decision than the answer's.
+ * The only libc calls beyond strings and snprintf() are getenv() and
  * gethostname(). It knows nothing of groups, shardings or the placement
  * strings, which env.c writes for a process once it is known.
  */
@@ -400,7 +403,7 @@ static const char *plural(int32_t n, const char *many)
 }
 
 /* The hosts that hold processes: a host's processes are consecutive in
- * process order (docs/reference.md, "Processes"). */
+ * process order (docs/reference.md §9, "Process order"). */
 static int32_t hosts_used(const struct meshgen_mesh *mesh)
 {
     int32_t p, n = 0, last = -1;

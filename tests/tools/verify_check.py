@@ -125,6 +125,15 @@ def run(meshgen, tmp, machine, *args, host="drac-12"):
                           capture_output=True, text=True, env=env, timeout=120)
 
 
+def parse_json(name, text):
+    """A JSON document, or None after a failure."""
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        check(name, False, "not JSON (%s): %r" % (e, text[:400]))
+        return None
+
+
 def errors(stderr):
     """The node-drift errors as (file, line, message), and the notes."""
     found = re.findall(r"^(\S+?):(\d+):\d+: error: (.*) \[node-drift\]$", stderr, re.M)
@@ -199,12 +208,13 @@ def main():
 
         # Every format carries the errors, located.
         r = run(meshgen, tmp, machines["missing"], "--format", "json")
-        doc = json.loads(r.stderr)
-        drift = [x for x in doc["diagnostics"] if x["check"] == "node-drift"]
+        doc = parse_json("json", r.stderr) or {"diagnostics": []}
+        drift = [x for x in doc["diagnostics"] if x.get("check") == "node-drift"]
         check("json", r.returncode == 1 and len(drift) == 2 and all(
             x["file"] == "snap/drac-12.xml" and x["line"] > 0 for x in drift), r.stderr)
         r = run(meshgen, tmp, machines["missing"], "--format", "sarif")
-        results = json.loads(r.stderr)["runs"][0]["results"]
+        doc = parse_json("sarif", r.stderr) or {"runs": [{"results": []}]}
+        results = doc["runs"][0]["results"]
         check("sarif", r.returncode == 1 and len(results) == 2 and all(
             x["ruleId"] == "node-drift" for x in results), r.stderr)
         r = run(meshgen, tmp, machines["missing"], "--format", "github")
