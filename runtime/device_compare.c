@@ -247,7 +247,8 @@ int meshgen__compare_devices(int kind, const struct meshgen_device_info *want, i
         d.field = "count";
         d.want_text = number_text(d.buf[0], p.n_want);
         d.got_text = number_text(d.buf[1], p.n_got);
-        if (++count, fn(ctx, &d))
+        count++;
+        if (fn(ctx, &d))
             return count;
     }
     for (i = 0; i < p.n_want; i++) {
