@@ -619,12 +619,36 @@ static int mg_cmd_env(const struct mg_opts *o, struct mg_report *rep, int n_file
     return mg_finish(&r, ok);
 }
 
+/* verify: this machine against its host's entry in the inventory the
+ * spec names (verify.c); exit 1 on any difference. */
+static int mg_cmd_verify(const struct mg_opts *o, struct mg_report *rep, int n_files,
+                         char *const *files)
+{
+    const char *file = n_files ? files[0] : NULL;
+    struct mg_verify_query q = {o->env_host, mg_getenv, NULL};
+    struct mg_mark at = {file ? file : "--mesh", 0, 0};
+    struct mg_verify v;
+    struct mg_run r;
+    struct mg_buf b;
+    int ok = mg_load_mesh(&r, o, rep, file, MG_WHEN_NEVER);
+
+    if (!ok)
+        return mg_finish(&r, ok);
+    ok = mg_verify_node(&r.arena, &r.diags, r.inv, r.plan->kind, &q, at, &v) == 0;
+    mg_buf_init(&b);
+    mg_emit_verify(&b, &v);
+    mg_output(&r, &b);
+    mg_buf_free(&b);
+    return mg_finish(&r, ok);
+}
+
 /* Indexed by enum mg_command, so a command cannot lack its function. */
 static int (*const mg_commands[MG_N_COMMANDS])(const struct mg_opts *, struct mg_report *, int,
                                                char *const *) = {
     [MG_CMD_VALIDATE] = mg_cmd_validate,   [MG_CMD_GENERATE] = mg_cmd_generate,
     [MG_CMD_RESOLVE] = mg_cmd_resolve,     [MG_CMD_SHOW] = mg_cmd_show,
     [MG_CMD_INVENTORY] = mg_cmd_inventory, [MG_CMD_ENV] = mg_cmd_env,
+    [MG_CMD_VERIFY] = mg_cmd_verify,
 };
 
 int mg_run_command(enum mg_command cmd, const struct mg_opts *o, int n_files, char *const *files)

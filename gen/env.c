@@ -53,42 +53,46 @@ static const char *mg_env_get(void *ctx, const char *name)
     return q->get ? q->get(q->ctx, name) : NULL;
 }
 
-/* Why the runtime could not say which process this is, in the user's
- * terms. The processes of a host are counted in the model: the tables
- * leave the process table out when the processes are the hosts. */
-static void mg_env_process_error(struct mg_diags *d, struct mg_arena *a, struct mg_mark at,
-                                 const struct mg_plan *p, const struct meshgen_mesh *m,
-                                 struct mg_env_vars *v, int rc)
+/* Whether the job runs under Slurm, where --host is not what one wants:
+ * every task of an srun shares the command line (docs/reference.md, "When
+ * no process is found"). */
+static int mg_env_under_slurm(struct mg_env_vars *v)
 {
-    char name[256];
-    const char *why = meshgen_strerror(rc), *hint = "";
+    static const char *const vars[] = {"SLURM_JOB_ID", "SLURM_JOBID", "SLURMD_NODENAME",
+                                       "SLURM_LOCALID", "SLURM_NTASKS"};
+    size_t i;
 
-    if (rc == MESHGEN_ERR_NO_HOST) {
-        meshgen_host_from_vars(m, mg_env_get, v, name, sizeof name);
-        why = mg_printf(a, "%s (this machine is %s)", why, mg_show(a, name));
-        hint = "; give --host, or --process";
-    } else if (rc == MESHGEN_ERR_LOCAL_RANK) {
-        int host = meshgen_host_from_vars(m, mg_env_get, v, name, sizeof name), n = 0, i;
-        for (i = 0; host >= 0 && i < m->n_processes; i++)
-            n += p->processes[i].host == host;
-        if (host >= 0)
-            why = mg_printf(a, "%s (host %s has %d process%s%s)", why,
-                            mg_show(a, m->hosts[host].name), n, n == 1 ? "" : "es",
-                            m->process_mode == MESHGEN_PROCESSES_HOST
-                                ? ": with 'processes: host' the local rank must be 0"
-                                : "");
-    } else if (rc == MESHGEN_ERR_BAD_ENV &&
-               meshgen_host_from_vars(m, mg_env_get, v, name, sizeof name) == rc) {
-        why = mg_printf(a, "this machine's name %s is not a host name", mg_show(a, name));
-    } else if (rc == MESHGEN_ERR_NO_ENV) {
-        hint = "; give --local-rank or --process, or run it under the launcher";
-    } else if (rc == MESHGEN_ERR_RANGE) {
-        /* The number given: --process, else MESHGEN_PROCESS. */
-        const char *given = mg_env_get(v, "MESHGEN_PROCESS");
-        why = mg_printf(a, "process %s is not below the process count %d", given ? given : "?",
-                        m->n_processes);
-    }
-    mg_error(d, MG_CHK_ENV_PROCESS, at, "cannot tell which process this is: %s%s", why, hint);
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (mg_env_get(v, vars[i]))
+            return 1;
+    return 0;
+}
+
+/* Why the runtime could not say which process this is: the runtime's own
+ * explanation (meshgen_process_explain: the variable and its value, what
+ * the mesh expects, the launcher's fix, the mesh's hosts), with what the
+ * command line adds: which variable an option stands for, and the options
+ * that answer in its place. */
+static void mg_env_process_error(struct mg_diags *d, struct mg_mark at,
+                                 const struct meshgen_mesh *m, struct mg_env_vars *v, int rc)
+{
+    const struct mg_env_query *q = v->q;
+    const char *given = "", *hint = "";
+    char why[1024];
+
+    meshgen_process_explain(m, mg_env_get, v, why, sizeof why);
+    if (q->process >= 0)
+        given = " (--process is read as MESHGEN_PROCESS)";
+    else if (q->local_rank >= 0)
+        given = " (--local-rank is read as LOCAL_RANK, torchrun's)";
+    else if (q->host && (rc == MESHGEN_ERR_NO_HOST || rc == MESHGEN_ERR_BAD_ENV))
+        given = " (--host is read as MESHGEN_HOSTNAME)";
+    if (rc == MESHGEN_ERR_NO_HOST && !q->host && !mg_env_under_slurm(v))
+        hint = ", or give --host NAME";
+    else if (rc == MESHGEN_ERR_NO_ENV)
+        hint = ", or give --local-rank or --process";
+    mg_error(d, MG_CHK_ENV_PROCESS, at, "cannot tell which process this is%s: %s%s", given, why,
+             hint);
 }
 
 /* ---- the variables ----------------------------------------------------------- */
@@ -371,7 +375,7 @@ int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan 
         rc = host < 0 ? host : MESHGEN_OK;
     }
     if (rc != MESHGEN_OK) {
-        mg_env_process_error(d, a, at, p, m, &v, rc);
+        mg_env_process_error(d, at, m, &v, rc);
         return -1;
     }
     e->process = process;

@@ -28,6 +28,7 @@ static const char mg_usage_main[] =
     "  inventory            list the devices hwloc sees (--inventory to read a file,\n"
     "                       --export FILE to write an XML snapshot)\n"
     "  env FILE             the variables that place this process (sh or JSON)\n"
+    "  verify FILE          compare this machine with its host in the inventory\n"
     "  help [COMMAND]       this text, or a command's\n"
     "\n"
     "Run 'meshgen COMMAND --help' for a command's options. Exit codes: 0 ok,\n"
@@ -132,6 +133,19 @@ static const struct mg_help mg_helps[MG_N_COMMANDS] = {
                     "  --process P       the process index itself\n"
                     "  --format FMT      sh (default: export lines, values single-quoted) or\n"
                     "                    json; diagnostics are text\n"},
+    [MG_CMD_VERIFY] =
+        {"meshgen verify [options] FILE [--host H]",
+         "Compares this machine with its host's entry in the inventory the spec names:\n"
+         "its GPUs one by one (PCI bus id, PCI vendor id, model, UUID where the\n"
+         "inventory knows it, NUMA node, cpuset), its NUMA nodes, and its counts of\n"
+         "cores, packages and PUs. Each difference is an error at the line of the\n"
+         "topology file that expects otherwise [node-drift]; exit 0 when the node\n"
+         "matches, 1 on any difference. The host is found as the runtime finds it\n"
+         "(MESHGEN_HOSTNAME, SLURMD_NODENAME, gethostname()); the machine is hwloc's\n"
+         "(HWLOC_XMLFILE, checked as topology files are, stands in for it). On every\n"
+         "node of a job, before it starts (a Slurm prolog does the same):\n"
+         "  srun -N$SLURM_NNODES --ntasks-per-node=1 meshgen verify mesh.yaml\n",
+         "  --host H          this machine's name (instead of MESHGEN_HOSTNAME, ...)\n"},
 };
 
 static void mg_command_help(enum mg_command cmd, FILE *out)
@@ -390,11 +404,11 @@ static int mg_check_usage(enum mg_command cmd, const struct mg_opts *o, int n_fi
         return mg_usage_error(cmd, "%s needs --mesh", "--axes");
     if (o->export_path && cmd != MG_CMD_INVENTORY)
         return mg_usage_error(cmd, "%s is an option of 'inventory' only", "--export");
-    if ((o->env_host || o->env_local_rank >= 0 || o->env_process >= 0) && cmd != MG_CMD_ENV)
+    if (o->env_host && cmd != MG_CMD_ENV && cmd != MG_CMD_VERIFY)
+        return mg_usage_error(cmd, "%s is an option of 'env' and 'verify' only", "--host");
+    if ((o->env_local_rank >= 0 || o->env_process >= 0) && cmd != MG_CMD_ENV)
         return mg_usage_error(cmd, "%s is an option of 'env' only",
-                              o->env_host              ? "--host"
-                              : o->env_local_rank >= 0 ? "--local-rank"
-                                                       : "--process");
+                              o->env_local_rank >= 0 ? "--local-rank" : "--process");
     if (o->env_local_rank >= 0 && o->env_process >= 0)
         return mg_usage_error(cmd, "give %s or %s, not both", "--local-rank", "--process");
     if (cmd == MG_CMD_INVENTORY) {

@@ -660,8 +660,26 @@ static void mg_hwloc_make_room(enum mg_source kind, const char *source, const ch
         mg_oom();
 }
 
+/* The file HWLOC_XMLFILE names where hwloc would read this machine from
+ * it, else NULL: hwloc prefers HWLOC_FSROOT, HWLOC_CPUID_PATH and
+ * HWLOC_SYNTHETIC to it (as meshgen_verify decides, runtime/placement.c). */
+static const char *mg_live_xmlfile(void)
+{
+    const char *path = getenv("HWLOC_XMLFILE");
+
+    if (!path || !*path || getenv("HWLOC_FSROOT") || getenv("HWLOC_CPUID_PATH") ||
+        getenv("HWLOC_SYNTHETIC"))
+        return NULL;
+    return path;
+}
+
 /* Points hwloc at the source and loads it. Every failure is reported,
- * naming the file by its label (as the user wrote it). */
+ * naming the file by its label (as the user wrote it). This machine
+ * described by HWLOC_XMLFILE is a topology file like any other: read here,
+ * its prolog checked and a trial load made before hwloc sees it (hwloc
+ * then prefers the buffer to the variable, HWLOC_THISSYSTEM still
+ * applying), so that no file can crash `meshgen inventory` or `meshgen
+ * verify` through the variable either (docs/reference.md §2). */
 static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t topo,
                          enum mg_source kind, const char *source, const char *label)
 {
@@ -669,6 +687,11 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
     char *xml = NULL;
     int ok = 1, xml_major = -1;
 
+    if (kind == MG_SOURCE_LIVE && mg_live_xmlfile()) {
+        kind = MG_SOURCE_XML;
+        source = label = desc = mg_live_xmlfile();
+        at = (struct mg_mark){"HWLOC_XMLFILE", 0, 0};
+    }
     mg_hwloc_make_room(kind, source, desc);
     /* Without this, hwloc drops every PCI and OS device. */
     hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);

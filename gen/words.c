@@ -94,6 +94,7 @@ static const struct mg_word mg_commands[] = {
     [MG_CMD_VALIDATE] = {"validate", NULL},   [MG_CMD_GENERATE] = {"generate", NULL},
     [MG_CMD_RESOLVE] = {"resolve", NULL},     [MG_CMD_SHOW] = {"show", NULL},
     [MG_CMD_INVENTORY] = {"inventory", NULL}, [MG_CMD_ENV] = {"env", NULL},
+    [MG_CMD_VERIFY] = {"verify", NULL},
 };
 _Static_assert(sizeof mg_commands / sizeof mg_commands[0] == MG_N_COMMANDS,
                "a word for every command");

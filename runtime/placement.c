@@ -21,6 +21,7 @@
 #include <hwloc.h>
 
 #include "cpulist.h"
+#include "device_compare.h"
 #include "host.h"
 #include "hwloc_devices.h"
 
@@ -289,11 +290,14 @@ static int identify_host(const struct meshgen_mesh *mesh, int want, char *report
     return h;
 }
 
-/* What the live machine says of one device, in the form of the tables: text
- * sanitised as the generator sanitises it, numbers written out. */
-struct live_text {
-    char *vendor, *model, *uuid, *cpuset;
-    char os_index[16], numa[16], vendor_id[16];
+/* The live machine's devices of one kind, described as the tables
+ * describe them: text sanitised as the generator sanitises it (strings on
+ * the heap), numbers as they are. */
+struct live {
+    int n;
+    struct meshgen_device_info *info;
+    struct meshgen__gpu_os *os;
+    struct meshgen__gpu *gpus;
 };
 
 /* A sanitised heap copy of an hwloc string; "" for NULL. */
@@ -311,160 +315,142 @@ static char *clean_copy(const char *raw)
     return p;
 }
 
-static void number_text(char *buf, size_t size, int v)
+static void live_free(struct live *l)
 {
-    if (v < 0)
-        snprintf(buf, size, "unknown");
-    else
-        snprintf(buf, size, "%d", v);
+    int i;
+
+    for (i = 0; l->info != NULL && i < l->n; i++) {
+        free((char *)l->info[i].vendor);
+        free((char *)l->info[i].model);
+        free((char *)l->info[i].uuid);
+        free((char *)l->info[i].cpuset);
+        free((char *)l->info[i].pci);
+    }
+    free(l->info);
+    free(l->os);
+    free(l->gpus);
 }
 
-/* A PCI vendor id as lspci writes it, "" for none (0). */
-static void vendor_id_text(char *buf, size_t size, int v)
-{
-    if (v > 0)
-        snprintf(buf, size, "0x%04x", (unsigned)v);
-    else
-        buf[0] = '\0';
-}
-
-static int live_text_fill(struct live_text *t, const struct meshgen__device *dev)
+/* One device found, as the tables would hold it. */
+static int live_fill(struct meshgen_device_info *out, const struct meshgen__device *dev)
 {
     int n = meshgen__cpulist(dev->cpuset, NULL, 0);
+    char *cpuset = malloc((size_t)n + 1);
 
-    t->vendor = clean_copy(dev->vendor);
-    t->model = clean_copy(dev->model);
-    t->uuid = clean_copy(dev->uuid);
-    t->cpuset = malloc((size_t)n + 1);
-    if (t->cpuset != NULL)
-        meshgen__cpulist(dev->cpuset, t->cpuset, (size_t)n + 1);
-    number_text(t->os_index, sizeof t->os_index, dev->os_index);
-    number_text(t->numa, sizeof t->numa, dev->numa);
-    vendor_id_text(t->vendor_id, sizeof t->vendor_id, dev->vendor_id);
-    return t->vendor && t->model && t->uuid && t->cpuset ? MESHGEN_OK : MESHGEN_ERR_SYSTEM;
+    if (cpuset != NULL)
+        meshgen__cpulist(dev->cpuset, cpuset, (size_t)n + 1);
+    out->kind = dev->kind;
+    out->os_index = dev->os_index;
+    out->numa = dev->numa;
+    out->vendor_id = dev->vendor_id;
+    out->pci = clean_copy(dev->pci);
+    out->vendor = clean_copy(dev->vendor);
+    out->model = clean_copy(dev->model);
+    out->uuid = clean_copy(dev->uuid);
+    out->cpuset = cpuset;
+    return out->pci && out->vendor && out->model && out->uuid && out->cpuset ? MESHGEN_OK
+                                                                             : MESHGEN_ERR_SYSTEM;
 }
 
-static void live_text_free(struct live_text *t)
+/* The devices of a kind this machine has, by the generator's rules. */
+static int live_load(struct live *l, hwloc_topology_t topo, int kind)
 {
-    free(t->vendor);
-    free(t->model);
-    free(t->uuid);
-    free(t->cpuset);
-}
+    int i, rc = MESHGEN_OK;
 
-/*
- * Compares one device, field by field in the order a person would check
- * them (which object, which model, where it sits), and reports the first
- * difference. Everything is compared as the text the tables hold.
- */
-static int compare_device(const struct meshgen_mesh *mesh, int h, int local,
-                          const struct meshgen_device_info *want, const struct meshgen__device *dev,
-                          char *report, size_t cap)
-{
-    const struct meshgen_host *host = &mesh->hosts[h];
-    char want_os[16], want_numa[16], want_vendor_id[16], where[96];
-    struct live_text got;
-    int i, rc;
+    memset(l, 0, sizeof *l);
+    if (kind == MESHGEN_KIND_GPU) {
+        size_t room = meshgen__gpu_capacity(topo);
 
-    memset(&got, 0, sizeof got);
-    rc = live_text_fill(&got, dev);
-    if (rc != MESHGEN_OK) {
-        live_text_free(&got);
-        say(report, cap, "out of memory");
-        return rc;
+        l->os = calloc(room, sizeof *l->os);
+        l->gpus = calloc(room, sizeof *l->gpus);
+        if (l->os == NULL || l->gpus == NULL)
+            return MESHGEN_ERR_SYSTEM;
+        l->n = meshgen__find_gpus(topo, l->os, l->gpus);
+    } else {
+        l->n = meshgen__cpu_count(topo, kind);
     }
-    number_text(want_os, sizeof want_os, want->os_index);
-    number_text(want_numa, sizeof want_numa, want->numa);
-    vendor_id_text(want_vendor_id, sizeof want_vendor_id, want->vendor_id);
-    {
-        const struct {
-            const char *what, *want, *got;
-            int quoted;   /* free text, which may hold spaces */
-            int optional; /* "" expected: the tables do not know it, nothing to compare */
-        } fields[] = {
-            {"OS index", want_os, got.os_index, 0, 0},
-            {"PCI bus id", want->pci, dev->pci, 0, 0},
-            {"PCI vendor id", want_vendor_id, got.vendor_id, 0, 0},
-            {"vendor", want->vendor, got.vendor, 1, 0},
-            {"model", want->model, got.model, 1, 0},
-            /* A host whose topology file is a template shared by several
-             * hosts has no UUIDs in the tables (docs/reference.md,
-             * "Per-host identity"). */
-            {"UUID", want->uuid, got.uuid, 0, 1},
-            {"NUMA node", want_numa, got.numa, 0, 0},
-            {"cpuset", want->cpuset, got.cpuset, 0, 0},
-        };
+    l->info = calloc((size_t)l->n + 1, sizeof *l->info);
+    if (l->info == NULL)
+        return MESHGEN_ERR_SYSTEM;
+    for (i = 0; i < l->n && rc == MESHGEN_OK; i++) {
+        struct meshgen__device dev;
 
-        rc = MESHGEN_OK;
-        for (i = 0; i < (int)(sizeof fields / sizeof fields[0]); i++) {
-            const char *q = fields[i].quoted ? "'" : "";
-
-            if (strcmp(fields[i].want, fields[i].got) == 0 ||
-                (fields[i].optional && fields[i].want[0] == '\0'))
-                continue;
-            if (mesh->n_hosts > 1)
-                snprintf(where, sizeof where, "host %s, device %d (local %d)", host->name,
-                         host->first_device + local, local);
-            else
-                snprintf(where, sizeof where, "device %d", host->first_device + local);
-            say(report, cap, "%s: %s %s%s%s expected, %s%s%s found", where, fields[i].what,
-                fields[i].want[0] ? q : "", fields[i].want[0] ? fields[i].want : "none",
-                fields[i].want[0] ? q : "", fields[i].got[0] ? q : "",
-                fields[i].got[0] ? fields[i].got : "none", fields[i].got[0] ? q : "");
-            rc = MESHGEN_ERR_MISMATCH;
-            break;
-        }
+        if (kind == MESHGEN_KIND_GPU)
+            meshgen__gpu_device(topo, &l->gpus[i], &dev);
+        else
+            meshgen__cpu_device(topo, kind, i, &dev);
+        rc = live_fill(&l->info[i], &dev);
     }
-    live_text_free(&got);
     return rc;
 }
 
-/* Compares host h's compiled devices with the live machine's. */
+/* Where the first difference goes: the report, worded for host h. */
+struct first {
+    const struct meshgen_mesh *mesh;
+    int host, kind;
+    char *report;
+    size_t cap;
+};
+
+/* The first difference of meshgen__compare_devices, in words; it stops
+ * the comparison. */
+static int say_first(void *ctx, const struct meshgen__diff *d)
+{
+    const struct first *f = ctx;
+    const struct meshgen_host *host = &f->mesh->hosts[f->host];
+    int local = d->want >= 0 ? d->want : d->got;
+    const char *q = d->quoted ? "'" : "";
+    char where[96];
+
+    if (d->field != NULL && strcmp(d->field, "count") == 0) {
+        say(f->report, f->cap, "%s device: expected %s %s devices, found %s",
+            atoi(d->want_text) > atoi(d->got_text) ? "missing" : "extra", d->want_text,
+            kind_names[f->kind], d->got_text);
+        return 1;
+    }
+    if (f->mesh->n_hosts > 1)
+        snprintf(where, sizeof where, "host %s, device %d (local %d)", host->name,
+                 host->first_device + local, local);
+    else
+        snprintf(where, sizeof where, "device %d", host->first_device + local);
+    if (d->field == NULL)
+        say(f->report, f->cap, "%s: %s", where,
+            d->got < 0 ? "not on this machine" : "not in the tables");
+    else
+        say(f->report, f->cap, "%s: %s %s%s%s expected, %s%s%s found", where, d->field,
+            d->want_text[0] ? q : "", d->want_text[0] ? d->want_text : "none",
+            d->want_text[0] ? q : "", d->got_text[0] ? q : "",
+            d->got_text[0] ? d->got_text : "none", d->got_text[0] ? q : "");
+    return 1;
+}
+
+/* Compares host h's compiled devices with the live machine's, by the
+ * comparison `meshgen verify` makes too (device_compare.h). */
 static int compare_host(const struct meshgen_mesh *mesh, int h, hwloc_topology_t topo, char *report,
                         size_t cap)
 {
     const struct meshgen_host_template *tp = &mesh->templates[mesh->hosts[h].template_index];
-    int kind = mesh->device_kind;
-    struct meshgen__gpu_os *os = NULL;
-    struct meshgen__gpu *gpus = NULL;
-    int n, i, rc = MESHGEN_OK;
+    struct first first = {mesh, h, mesh->device_kind, report, cap};
+    struct live live;
+    void *scratch = NULL;
+    int rc;
 
     /* hwloc does not see TPU chips: there is nothing to compare them with. */
-    if (kind == MESHGEN_KIND_TPU) {
+    if (first.kind == MESHGEN_KIND_TPU) {
         say(report, cap, "hwloc does not discover TPU devices; a TPU mesh cannot be verified");
         return MESHGEN_ERR_UNSUPPORTED;
     }
-    if (kind == MESHGEN_KIND_GPU) {
-        size_t room = meshgen__gpu_capacity(topo);
-
-        os = calloc(room, sizeof *os);
-        gpus = calloc(room, sizeof *gpus);
-        if (os == NULL || gpus == NULL) {
-            free(os);
-            free(gpus);
-            say(report, cap, "out of memory");
-            return MESHGEN_ERR_SYSTEM;
-        }
-        n = meshgen__find_gpus(topo, os, gpus);
-    } else {
-        n = meshgen__cpu_count(topo, kind);
-    }
-    if (n != tp->n_devices) {
-        say(report, cap, "%s device: expected %d %s devices, found %d",
-            n < tp->n_devices ? "missing" : "extra", tp->n_devices, kind_names[kind], n);
+    rc = live_load(&live, topo, first.kind);
+    if (rc == MESHGEN_OK &&
+        (scratch = malloc(meshgen__compare_room(tp->n_devices, live.n))) == NULL)
+        rc = MESHGEN_ERR_SYSTEM;
+    if (rc != MESHGEN_OK)
+        say(report, cap, "out of memory");
+    else if (meshgen__compare_devices(first.kind, tp->devices, tp->n_devices, live.info, live.n,
+                                      scratch, say_first, &first) > 0)
         rc = MESHGEN_ERR_MISMATCH;
-    }
-    for (i = 0; rc == MESHGEN_OK && i < n; i++) {
-        struct meshgen__device dev;
-
-        if (kind == MESHGEN_KIND_GPU)
-            meshgen__gpu_device(topo, &gpus[i], &dev);
-        else
-            meshgen__cpu_device(topo, kind, i, &dev);
-        rc = compare_device(mesh, h, i, &tp->devices[i], &dev, report, cap);
-    }
-    free(os);
-    free(gpus);
+    free(scratch);
+    live_free(&live);
     return rc;
 }
 

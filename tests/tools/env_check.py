@@ -286,10 +286,18 @@ def main():
         expect(meshgen, tmp, "cuda.template", ["template.yaml", "--host", "gpu2"],
                dict(cuda, CUDA_VISIBLE_DEVICES="0,1", MESHGEN_PROCESS="1",
                     MESHGEN_PROCESS_COUNT="2"))
-        expect_error(meshgen, tmp, "cuda.count", ["cuda.yaml"], "another number of processes",
+        # Each launch error names the variable, its value, what the mesh
+        # expects and the launcher's fix (docs/reference.md, "When no
+        # process is found").
+        expect_error(meshgen, tmp, "cuda.count", ["cuda.yaml"],
+                     "SLURM_NTASKS=8, but the mesh has 4 processes, one per device "
+                     "('processes: device'); start 2 processes per host, 4 in all: "
+                     "srun -N 2 --ntasks-per-node=2",
                      env={"SLURMD_NODENAME": "gpu1", "SLURM_LOCALID": "1", "SLURM_NTASKS": "8"})
         expect_error(meshgen, tmp, "cuda.no_host", ["cuda.yaml", "--host", "gpu7"],
-                     "this machine is 'gpu7'")
+                     "(--host is read as MESHGEN_HOSTNAME): this machine's name 'gpu7' (from "
+                     "MESHGEN_HOSTNAME) is no host of the mesh, whose hosts are 'gpu2' and "
+                     "'gpu1'")
         expect_error(meshgen, tmp, "cuda.no_rank", ["cuda.yaml", "--host", "gpu1"],
                      "--local-rank")
         expect_error(meshgen, tmp, "cuda.mismatch", ["cuda.yaml", "--host", "gpu1", "--process",
@@ -314,9 +322,11 @@ def main():
         # Past the processes, from --process or from MESHGEN_PROCESS: the
         # message names the number given.
         expect_error(meshgen, tmp, "cuda.range_option", ["cuda.yaml", "--process", "9"],
-                     "process 9 is not below the process count 4")
+                     "(--process is read as MESHGEN_PROCESS): MESHGEN_PROCESS=9, but the mesh "
+                     "has 4 processes (0 to 3)")
         expect_error(meshgen, tmp, "cuda.range_env", ["cuda.yaml"],
-                     "process 9 is not below the process count 4", env={"MESHGEN_PROCESS": "9"})
+                     "MESHGEN_PROCESS=9, but the mesh has 4 processes (0 to 3)",
+                     env={"MESHGEN_PROCESS": "9"})
 
         # ROCm: a Tioga node's MI250X GCDs, by RSMI unique id; one process
         # per GCD, the second local rank.

@@ -262,6 +262,7 @@ enum mg_command {
     MG_CMD_SHOW,
     MG_CMD_INVENTORY,
     MG_CMD_ENV,
+    MG_CMD_VERIFY,
     MG_N_COMMANDS
 };
 
@@ -658,6 +659,25 @@ struct mg_env {
     const char *notes[MG_ENV_MAX_NOTES];
 };
 
+/* ---- this machine against the inventory (`meshgen verify`) ------------------- */
+
+/* Which machine this is: --host, else the variables read through get (the
+ * process's environment), by the runtime's rule. */
+struct mg_verify_query {
+    const char *host; /* --host: this machine's name; NULL: read it */
+    meshgen_lookup_fn get;
+    void *ctx;
+};
+
+/* What `meshgen verify` found: the host this machine is (-1: none), the
+ * inventory's count of each kind of device for it, and the differences. */
+struct mg_verify {
+    int host;
+    const char *host_name;
+    int n[MG_N_HWLOC_KINDS];
+    int n_diffs;
+};
+
 /* ---- the stages, each in its own file -------------------------------------- */
 
 /* io.c: a spec or inventory file (at most 16 MiB) into arena memory, with a
@@ -806,6 +826,20 @@ void mg_emit_svg(struct mg_buf *out, const struct mg_plan *plan, enum mg_color_b
  * after reporting. */
 int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan *p,
                    const struct mg_env_query *q, struct mg_mark at, struct mg_env *e);
+/* verify.c: this machine (live hwloc, or the file HWLOC_XMLFILE names,
+ * checked as topology files are) against its host's entry in the
+ * inventory, by the comparison meshgen_verify makes: GPUs, NUMA nodes and
+ * devices of kind `kind` (the mesh's; -1: none) one by one, the other CPU
+ * objects by count. Every difference is a node-drift error at the
+ * topology file's line that expects otherwise (the host's line of the
+ * inventory its related place); a machine that is no one host of the
+ * inventory, or a TPU host, a node-host error at `at`. Returns 0 when the
+ * machine matches, or -1 after reporting. */
+int mg_verify_node(struct mg_arena *a, struct mg_diags *d, const struct mg_inventory *inv, int kind,
+                   const struct mg_verify_query *q, struct mg_mark at, struct mg_verify *out);
+/* The line `meshgen verify` prints: the host and its counts when it
+ * matches, or how many differences were found; nothing without a host. */
+void mg_emit_verify(struct mg_buf *out, const struct mg_verify *v);
 /* emit_env.c: the variables as sh export lines (values single-quoted) or
  * as JSON. */
 void mg_emit_env(struct mg_buf *out, const struct mg_env *e, enum mg_env_format fmt);
@@ -847,7 +881,7 @@ struct mg_opts {
     int print_outputs;             /* generate --print-outputs: name the files, write none */
     const char *export_path;       /* inventory --export */
     const char *svg_path;          /* show --svg */
-    const char *env_host;          /* env --host */
+    const char *env_host;          /* env and verify --host */
     int env_local_rank;            /* env --local-rank; -1 when not given */
     int env_process;               /* env --process; -1 when not given */
     enum mg_env_format env_format; /* env --format */

@@ -675,6 +675,35 @@ MESHGEN_API int meshgen_process_from_vars(const struct meshgen_mesh *mesh, meshg
 MESHGEN_API int meshgen_process_from_env(const struct meshgen_mesh *mesh, int32_t *process);
 
 /**
+ * Says in one line why meshgen_process_from_vars() over the same variables
+ * fails, in terms a person can act on, or how it found the process. get
+ * NULL reads this process's environment (getenv()). On an error the line
+ * names the variable that decided and its value, what the mesh expected
+ * and what would fix it (docs/reference.md, "When no process is found"),
+ * e.g. "OMPI_COMM_WORLD_SIZE=3, but the mesh has 4 processes, one per host
+ * ('processes: host'); start one process per host, 4 in all: mpirun -np 4
+ * --map-by ppr:1:node (or -N 1)", or for a name that is no host "this
+ * machine's name 'n7' (from gethostname()) is no host of the mesh, whose
+ * hosts are 'gpu1', 'gpu2', 'gpu3' and 13 more; set MESHGEN_HOSTNAME to
+ * this machine's name among them". On success it is e.g. "process 5 of 8:
+ * host 'gpu2' (this machine's name 'gpu2', from gethostname()), local rank
+ * 1 (OMPI_COMM_WORLD_LOCAL_RANK)". The line goes to buf (the caller's
+ * buffer of cap bytes, NUL-terminated, cut to fit; 512 bytes hold any but
+ * the longest host names; buf may be NULL when cap is 0). Returns what
+ * meshgen_process_from_vars() returns (0 on success; the process itself is
+ * not returned), or MESHGEN_ERR_NULL (buf NULL with cap > 0). Uses no memory
+ * but a few locals; meant for the error path, after
+ * meshgen_process_from_env() failed:
+ *
+ *     if ((rc = meshgen_process_from_env(&mesh, &p)) < 0) {
+ *         meshgen_process_explain(&mesh, NULL, NULL, why, sizeof why);
+ *         fprintf(stderr, "%s: %s\n", meshgen_strerror(rc), why);
+ *     }
+ */
+MESHGEN_API int meshgen_process_explain(const struct meshgen_mesh *mesh, meshgen_lookup_fn get,
+                                        void *ctx, char *buf, size_t cap);
+
+/**
  * The devices of process `process` (ids, ascending), written to devices (the
  * caller's array of cap entries; see the array rule above). Returns the
  * count, or MESHGEN_ERR_RANGE (no such process), MESHGEN_ERR_NO_SPACE,
@@ -801,9 +830,13 @@ MESHGEN_API int meshgen_bind(const struct meshgen_mesh *mesh, int device);
  * names both, e.g. "host 0 is 'nodeA', but this machine is 'nodeB' (from
  * MESHGEN_HOSTNAME)". Then the machine is discovered with hwloc, I/O devices
  * included, and its devices of the mesh's kind are found by the generator's
- * own rules; the device count, and per device in order its OS index (CPU
- * objects), PCI bus id, PCI vendor id, vendor, model, UUID, NUMA node and
- * cpuset are compared.
+ * own rules and compared as `meshgen verify` compares them
+ * (docs/reference.md, "meshgen verify"): the device count first, then the
+ * devices paired by PCI bus id (GPUs) or OS index (CPU objects), else by
+ * UUID, else in order, and for each pair its OS index, PCI bus id, PCI
+ * vendor id, model (when both sides know one), UUID (when the tables know
+ * it), NUMA node and cpuset. The vendor's name is for display and is not
+ * compared: the PCI vendor id decides.
  *
  * The first difference, or the reason for an error, is written in words to
  * report (the caller's buffer of cap bytes, NUL-terminated, truncated to
