@@ -28,16 +28,17 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 
-FAILS = []
+import mgtest
+
+T = mgtest.Checks("verify")
+# Each run reads one small export: far below this unless it hangs.
+TIMEOUT = 120
 
 
 def check(name, ok, detail=""):
-    if not ok:
-        FAILS.append("%s: %s" % (name, detail))
+    T.check(ok, "%s: %s" % (name, detail))
 
 
 def line_of(lines, needle, start=0):
@@ -104,25 +105,32 @@ AGREE = {
 }
 
 
+def machine_env(machine, host):
+    """This process's environment with nothing of a launcher's, Slurm's,
+    meshgen's or hwloc's but this machine (HWLOC_XMLFILE) and its name
+    (MESHGEN_HOSTNAME, unless host is None)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SLURM", "MESHGEN_", "HWLOC_"))}
+    env["HWLOC_XMLFILE"] = machine
+    if host:
+        env["MESHGEN_HOSTNAME"] = host
+    return env
+
+
 def agree(program, machines):
     """The program's meshgen_verify on each machine, as AGREE says."""
     for name, want in AGREE.items():
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("SLURM", "MESHGEN_", "HWLOC_"))}
-        env.update(HWLOC_XMLFILE=machines[name], MESHGEN_HOSTNAME="drac-12")
-        r = subprocess.run([program], capture_output=True, text=True, env=env, timeout=120)
+        r = mgtest.run([program], text=True, env=machine_env(machines[name], "drac-12"),
+                       timeout=TIMEOUT)
         check("agree." + name, r.returncode == 0 and r.stdout == want + "\n",
               "meshgen_verify said %r, not %r" % (r.stdout, want))
 
 
 def run(meshgen, tmp, machine, *args, host="drac-12"):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SLURM", "MESHGEN_", "HWLOC_"))}
-    env.update(LC_ALL="C", HWLOC_XMLFILE=machine)
-    if host:
-        env["MESHGEN_HOSTNAME"] = host
-    return subprocess.run([meshgen, "verify", "mesh.yaml"] + list(args), cwd=tmp,
-                          capture_output=True, text=True, env=env, timeout=120)
+    env = machine_env(machine, host)
+    env["LC_ALL"] = "C"
+    return mgtest.meshgen(meshgen, "verify", "mesh.yaml", *args, cwd=tmp, text=True, env=env,
+                          timeout=TIMEOUT)
 
 
 def parse_json(name, text):
@@ -162,22 +170,20 @@ def expect_drift(meshgen, tmp, name, machine, xml_lines, want):
 def main():
     meshgen, data = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     src = os.path.join(data, "hwloc", "power8gpudistances.xml")
-    with tempfile.TemporaryDirectory() as tmp:
+    with mgtest.tempdir("verify") as tmp:
         os.mkdir(os.path.join(tmp, "snap"))
         shutil.copy(src, os.path.join(tmp, "snap", "drac-12.xml"))
-        with open(os.path.join(tmp, "inventory.yaml"), "w") as f:
-            f.write("meshgen-inventory: 1\n# One host, its own snapshot.\nhosts:\n"
-                    "  - names: drac-12\n    topology: snap/{host}.xml\n")
-        with open(os.path.join(tmp, "mesh.yaml"), "w") as f:
-            f.write("meshgen: 1\nname: p8\ninventory: inventory.yaml\nmesh:\n  axes: [dp]\n"
-                    "  shape: [4]\n")
-        xml = open(src, encoding="utf-8").read()
+        mgtest.write(os.path.join(tmp, "inventory.yaml"),
+                     "meshgen-inventory: 1\n# One host, its own snapshot.\nhosts:\n"
+                     "  - names: drac-12\n    topology: snap/{host}.xml\n")
+        mgtest.write(os.path.join(tmp, "mesh.yaml"),
+                     "meshgen: 1\nname: p8\ninventory: inventory.yaml\nmesh:\n  axes: [dp]\n"
+                     "  shape: [4]\n")
+        xml = mgtest.read_text(src)
         lines = xml.splitlines()
         machines = {"match": src}
         for name, text in variants(xml).items():
-            machines[name] = os.path.join(tmp, name + ".xml")
-            with open(machines[name], "w", encoding="utf-8") as f:
-                f.write(text)
+            machines[name] = mgtest.write(os.path.join(tmp, name + ".xml"), text)
 
         # The node as the inventory has it.
         r = run(meshgen, tmp, src)
@@ -231,12 +237,8 @@ def main():
         check("host_option", r.returncode == 0 and "matches" in r.stdout, r.stderr)
         if len(sys.argv) > 3:
             agree(os.path.abspath(sys.argv[3]), machines)
-    for f in FAILS:
-        print("FAIL " + f)
-    if not FAILS:
-        print("verify: a matching node passes; a GPU missing, moved, of another model, extra, "
-              "and another core count are each found at the snapshot's line")
-    return 1 if FAILS else 0
+    return T.done("a matching node passes; a GPU missing, moved, of another model, extra, and "
+                  "another core count are each found at the snapshot's line")
 
 
 if __name__ == "__main__":

@@ -628,3 +628,32 @@ void th_mesh_init(struct th_mesh *m, const struct th_mesh_desc *d)
     mesh_shardings(m, d);
     assert_int_equal(meshgen_mesh_check(&m->mesh), MESHGEN_OK);
 }
+
+struct meshgen_device_info th_core(int os_index)
+{
+    /* The cpusets' text outlives the call, as a generated table's does. */
+    static char sets[TH_MAX_DEVICES][4];
+    struct meshgen_device_info d = {.kind = MESHGEN_KIND_CORE,
+                                    .os_index = os_index,
+                                    .numa = 0,
+                                    .pci = "",
+                                    .vendor = "",
+                                    .model = "",
+                                    .uuid = ""};
+
+    assert_true(os_index >= 0 && os_index < TH_MAX_DEVICES);
+    snprintf(sets[os_index], sizeof sets[os_index], "%d", os_index);
+    d.cpuset = sets[os_index];
+    return d;
+}
+
+const char *th_lookup(void *ctx, const char *name)
+{
+    const char *const *var;
+    size_t n = strlen(name);
+
+    for (var = ctx; *var != NULL; var++)
+        if (strncmp(*var, name, n) == 0 && (*var)[n] == '=')
+            return *var + n + 1;
+    return NULL;
+}

@@ -224,4 +224,14 @@ struct th_mesh {
 /* Builds m from d; meshgen_mesh_check must accept it. */
 void th_mesh_init(struct th_mesh *m, const struct th_mesh_desc *d);
 
+/* CPU core os_index (0 to TH_MAX_DEVICES - 1) as a topology describes it:
+ * on NUMA node 0, its cpuset the one CPU of its number. */
+struct meshgen_device_info th_core(int os_index);
+
+/* A launcher's environment for meshgen_*_from_vars and
+ * meshgen_process_explain, as their get function: ctx is a NULL-terminated
+ * array of "NAME=value" strings, so that a test says every variable and
+ * inherits none from the environment it runs in. */
+const char *th_lookup(void *ctx, const char *name);
+
 #endif /* MG_TEST_HARNESS_H */

@@ -4,17 +4,7 @@
  * (bus id or OS index, then UUID, then order), which fields count, and
  * the order the differences come in.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <meshgen/meshgen.h>
+#include "harness.h"
 
 #include "../../runtime/device_compare.h"
 
@@ -97,6 +87,16 @@ static void test_moved(void **state)
     assert_string_equal(compare(MESHGEN_KIND_GPU, four, 4, got, 4, 0, &n),
                         "0/0 UUID: GPU-1 | GPU-2\n"
                         "1/1 UUID: GPU-2 | GPU-1\n");
+    /* Two GPUs moved, each found where the other was listed: their UUIDs
+     * pair them across the order. */
+    memcpy(got, four, sizeof got);
+    got[0] = four[1];
+    got[0].pci = "0000:c2:00.0";
+    got[1] = four[0];
+    got[1].pci = "0000:c1:00.0";
+    assert_string_equal(compare(MESHGEN_KIND_GPU, four, 4, got, 4, 0, &n),
+                        "0/1 PCI bus id: 0000:01:00.0 | 0000:c1:00.0\n"
+                        "1/0 PCI bus id: 0000:02:00.0 | 0000:c2:00.0\n");
 }
 
 /* A GPU missing, or one more: the count first, then only that device; the
@@ -162,17 +162,8 @@ static void test_cpu_objects(void **state)
     int i, n;
 
     (void)state;
-    for (i = 0; i < 4; i++) {
-        static const char *const sets[4] = {"0", "1", "2", "3"};
-        cores[i] = (struct meshgen_device_info){.kind = MESHGEN_KIND_CORE,
-                                                .os_index = i,
-                                                .numa = 0,
-                                                .pci = "",
-                                                .vendor = "",
-                                                .model = "",
-                                                .uuid = "",
-                                                .cpuset = sets[i]};
-    }
+    for (i = 0; i < 4; i++)
+        cores[i] = th_core(i);
     got[0] = cores[0];
     got[1] = cores[1];
     got[2] = cores[3];

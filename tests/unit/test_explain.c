@@ -4,97 +4,36 @@
  * found"), for every error meshgen_process_from_vars can return, under each
  * launcher of the table, and how it found the process when it can.
  *
- * The meshes are built here by hand: six hosts node1..node6 of two CPU
- * cores each, one process per host or one per core.
+ * The meshes, built by the harness (harness.h): six hosts node1..node6 of
+ * two CPU cores each, one process per host or one per core.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "harness.h"
+
 #include <unistd.h>
-
-#include <cmocka.h>
-
-#include <meshgen/meshgen.h>
 
 #define N_HOSTS 6
 
-/* ctx is a NULL-terminated array of "NAME=value" strings: nothing is read
- * from the environment the tests run in. */
-static const char *lookup(void *ctx, const char *name)
+/* A mesh of six hosts, with one process per host or per core: axis dp of
+ * 12 cores, 6 of them over DCN. */
+static void six_init(struct th_mesh *s, int per_device, const char *const names[N_HOSTS])
 {
-    const char *const *var;
-    size_t n = strlen(name);
+    const struct meshgen_device_info cores[2] = {th_core(0), th_core(1)};
+    struct th_mesh_desc d = {.name = "six",
+                             .kind = MESHGEN_KIND_CORE,
+                             .axis_type = MESHGEN_AXIS_EXPLICIT,
+                             .axes = {{"dp", 2 * N_HOSTS, N_HOSTS}},
+                             .per_device = per_device};
+    int h;
 
-    for (var = ctx; *var != NULL; var++)
-        if (strncmp(*var, name, n) == 0 && (*var)[n] == '=')
-            return *var + n + 1;
-    return NULL;
-}
-
-static const struct meshgen_axis axes[1] = {{"dp", 2 * N_HOSTS, 2, N_HOSTS, 1}};
-static const struct meshgen_device_info cores[2] = {
-    {.kind = MESHGEN_KIND_CORE,
-     .os_index = 0,
-     .numa = 0,
-     .pci = "",
-     .vendor = "",
-     .model = "",
-     .uuid = "",
-     .cpuset = "0"},
-    {.kind = MESHGEN_KIND_CORE,
-     .os_index = 1,
-     .numa = 0,
-     .pci = "",
-     .vendor = "",
-     .model = "",
-     .uuid = "",
-     .cpuset = "1"},
-};
-static const struct meshgen_host_template template = {2, cores};
-
-/* A mesh of six hosts, with one process per host or per core. */
-struct six {
-    struct meshgen_mesh mesh;
-    struct meshgen_host hosts[N_HOSTS];
-    struct meshgen_process processes[2 * N_HOSTS];
-};
-
-static void six_init(struct six *s, int per_device, const char *const names[N_HOSTS])
-{
-    int h, i;
-
-    memset(s, 0, sizeof *s);
-    for (h = 0; h < N_HOSTS; h++) {
-        s->hosts[h] = (struct meshgen_host){names[h], "", h, 0, 2 * h, 2};
-        for (i = 0; i < 2; i++)
-            s->processes[2 * h + i] = (struct meshgen_process){h, 2 * h + i, 1};
-    }
-    s->mesh = (struct meshgen_mesh){
-        .magic = MESHGEN_MAGIC,
-        .abi = MESHGEN_ABI,
-        .name = "six",
-        .generator_version = MESHGEN_VERSION_STRING,
-        .digest = "sha256:0",
-        .n_axes = 1,
-        .axes = axes,
-        .device_kind = MESHGEN_KIND_CORE,
-        .n_devices = 2 * N_HOSTS,
-        .n_inventory_devices = 2 * N_HOSTS,
-        .n_templates = 1,
-        .templates = &template,
-        .n_hosts = N_HOSTS,
-        .hosts = s->hosts,
-        .n_granules = N_HOSTS,
-        .process_mode = per_device ? MESHGEN_PROCESSES_DEVICE : MESHGEN_PROCESSES_HOST,
-        .n_processes = per_device ? 2 * N_HOSTS : N_HOSTS,
-        .processes = per_device ? s->processes : NULL,
-        .n_process_devices = 2 * N_HOSTS,
-        .mpmd_axis = -1,
-    };
+    for (h = 0; h < N_HOSTS; h++)
+        d.hosts[h] = (struct th_host){names[h], 2, cores, NULL};
+    th_mesh_init(s, &d);
+    /* Every table here is the identity, and meshgen generate leaves such
+     * tables out (the process table too, when the processes are the hosts):
+     * the lines are those of the mesh as it ships. */
+    s->mesh.mesh_devices = s->mesh.device_index = s->mesh.process_devices = NULL;
+    if (!per_device)
+        s->mesh.processes = NULL;
     assert_int_equal(meshgen_mesh_check(&s->mesh), MESHGEN_OK);
 }
 
@@ -109,8 +48,8 @@ static const char *explain(const struct meshgen_mesh *m, const char *const *vars
     int32_t process;
 
     memset(line, 'x', sizeof line);
-    assert_int_equal(meshgen_process_explain(m, lookup, (void *)vars, line, sizeof line), want);
-    assert_int_equal(meshgen_process_from_vars(m, lookup, (void *)vars, &process), want);
+    assert_int_equal(meshgen_process_explain(m, th_lookup, (void *)vars, line, sizeof line), want);
+    assert_int_equal(meshgen_process_from_vars(m, th_lookup, (void *)vars, &process), want);
     return line;
 }
 
@@ -130,7 +69,7 @@ static void test_world_size(void **state)
                                        "PMI_SIZE=12", NULL};
     static const char *const flux[] = {"MESHGEN_HOSTNAME=node2", "FLUX_TASK_LOCAL_ID=0",
                                        "FLUX_JOB_SIZE=12", NULL};
-    struct six s;
+    struct th_mesh s;
 
     (void)state;
     six_init(&s, 0, node_names);
@@ -162,7 +101,7 @@ static void test_local_size(void **state)
     static const char *const ompi[] = {"MESHGEN_HOSTNAME=node2", "OMPI_COMM_WORLD_LOCAL_RANK=0",
                                        "OMPI_COMM_WORLD_LOCAL_SIZE=3", "OMPI_COMM_WORLD_SIZE=12",
                                        NULL};
-    struct six s;
+    struct th_mesh s;
 
     (void)state;
     six_init(&s, 1, node_names);
@@ -179,7 +118,7 @@ static void test_local_rank(void **state)
 {
     static const char *const host[] = {"MESHGEN_HOSTNAME=node1", "SLURM_LOCALID=1", NULL};
     static const char *const device[] = {"MESHGEN_HOSTNAME=node1", "LOCAL_RANK=2", NULL};
-    struct six s;
+    struct th_mesh s;
 
     (void)state;
     six_init(&s, 0, node_names);
@@ -208,7 +147,7 @@ static void test_bad_values(void **state)
         "MESHGEN_HOSTNAME=node1",
         "LOCAL_RANK=\x1b[31m0123456789012345678901234567890123456789012345678901234567890123456789",
         NULL};
-    struct six s;
+    struct th_mesh s;
 
     (void)state;
     six_init(&s, 1, node_names);
@@ -246,7 +185,7 @@ static void test_no_host(void **state)
     static const char *const names4[N_HOSTS] = {"a.x", "a.y", "b", "c", "d", "e"};
     static const char *const short_name[] = {"MESHGEN_HOSTNAME=a", NULL};
     char self[256] = "", want[512];
-    struct six s;
+    struct th_mesh s;
     int h, mine = 0;
 
     (void)state;
@@ -291,7 +230,7 @@ static void test_no_launcher_and_range(void **state)
 {
     static const char *const none[] = {"MESHGEN_HOSTNAME=node3", NULL};
     static const char *const past[] = {"MESHGEN_PROCESS=12", NULL};
-    struct six s;
+    struct th_mesh s;
 
     (void)state;
     six_init(&s, 1, node_names);
@@ -313,7 +252,7 @@ static void test_found(void **state)
     static const char *const ranked[] = {"SLURMD_NODENAME=node4", "OMPI_COMM_WORLD_LOCAL_RANK=1",
                                          "OMPI_COMM_WORLD_SIZE=12", NULL};
     static const char *const chosen[] = {"MESHGEN_PROCESS=5", "LOCAL_RANK=x", NULL};
-    struct six s;
+    struct th_mesh s;
 
     (void)state;
     six_init(&s, 0, node_names);
@@ -333,20 +272,20 @@ static void test_buffer_and_environment(void **state)
 {
     static const char *const ompi[] = {"MESHGEN_HOSTNAME=node2", "OMPI_COMM_WORLD_LOCAL_RANK=0",
                                        "OMPI_COMM_WORLD_SIZE=3", NULL};
-    struct six s;
+    struct th_mesh s;
     char line[16];
 
     (void)state;
     six_init(&s, 0, node_names);
     memset(line, 'x', sizeof line);
-    assert_int_equal(meshgen_process_explain(&s.mesh, lookup, (void *)ompi, line, sizeof line),
+    assert_int_equal(meshgen_process_explain(&s.mesh, th_lookup, (void *)ompi, line, sizeof line),
                      MESHGEN_ERR_PROCESS_COUNT);
     assert_string_equal(line, "OMPI_COMM_WORLD");
-    assert_int_equal(meshgen_process_explain(&s.mesh, lookup, (void *)ompi, NULL, 0),
+    assert_int_equal(meshgen_process_explain(&s.mesh, th_lookup, (void *)ompi, NULL, 0),
                      MESHGEN_ERR_PROCESS_COUNT);
-    assert_int_equal(meshgen_process_explain(&s.mesh, lookup, (void *)ompi, NULL, 4),
+    assert_int_equal(meshgen_process_explain(&s.mesh, th_lookup, (void *)ompi, NULL, 4),
                      MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_process_explain(NULL, lookup, (void *)ompi, line, sizeof line),
+    assert_int_equal(meshgen_process_explain(NULL, th_lookup, (void *)ompi, line, sizeof line),
                      MESHGEN_ERR_NULL);
     assert_string_equal(line, "a required poin");
     assert_int_equal(setenv("MESHGEN_PROCESS", "4", 1), 0);

@@ -17,22 +17,6 @@
 #include <dirent.h>
 #include <unistd.h>
 
-/*
- * A launcher's environment for meshgen_*_from_vars: ctx is a NULL-terminated
- * array of "NAME=value" strings. Tests describe each launcher this way, with
- * no setenv() and nothing inherited from the environment the tests run in.
- */
-static const char *lookup(void *ctx, const char *name)
-{
-    const char *const *var;
-    size_t n = strlen(name);
-
-    for (var = ctx; *var != NULL; var++)
-        if (strncmp(*var, name, n) == 0 && (*var)[n] == '=')
-            return *var + n + 1;
-    return NULL;
-}
-
 /* ---- the meshes ------------------------------------------------------------------ */
 
 /* One GPU's description: PCI bus id, NUMA node, local CPUs. */
@@ -685,9 +669,9 @@ static void test_every_function_rejects_unusable_mesh(void **state)
         assert_int_equal(meshgen_sharding_index(m, "yx"), e);
         assert_int_equal(meshgen_shard(m, 0, shape, 2, 0, start, size, NULL), e);
         assert_int_equal(meshgen_process_from_env(m, &process), e);
-        assert_int_equal(meshgen_process_from_vars(m, lookup, (void *)vars, &process), e);
+        assert_int_equal(meshgen_process_from_vars(m, th_lookup, (void *)vars, &process), e);
         assert_int_equal(meshgen_host_from_env(m, name, sizeof name), e);
-        assert_int_equal(meshgen_host_from_vars(m, lookup, (void *)vars, name, sizeof name), e);
+        assert_int_equal(meshgen_host_from_vars(m, th_lookup, (void *)vars, name, sizeof name), e);
         assert_int_equal(meshgen_process_devices(m, 0, out, 8), e);
         assert_int_equal(meshgen_process_of(m, 0), e);
     }
@@ -721,10 +705,10 @@ static void test_every_function_rejects_null_mesh(void **state)
     assert_int_equal(meshgen_sharding_index(NULL, "yx"), MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_shard(NULL, 0, NULL, 2, 0, start, size, NULL), MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_process_from_env(NULL, &process), MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_process_from_vars(NULL, lookup, (void *)vars, &process),
+    assert_int_equal(meshgen_process_from_vars(NULL, th_lookup, (void *)vars, &process),
                      MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_host_from_env(NULL, name, sizeof name), MESHGEN_ERR_NULL);
-    assert_int_equal(meshgen_host_from_vars(NULL, lookup, (void *)vars, name, sizeof name),
+    assert_int_equal(meshgen_host_from_vars(NULL, th_lookup, (void *)vars, name, sizeof name),
                      MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_process_devices(NULL, 0, out, 8), MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_process_of(NULL, 0), MESHGEN_ERR_NULL);
@@ -1665,7 +1649,7 @@ static void test_shard_errors(void **state)
 static int process_in(const struct meshgen_mesh *mesh, const char *const *vars)
 {
     int32_t p = -7;
-    int rc = meshgen_process_from_vars(mesh, lookup, (void *)vars, &p);
+    int rc = meshgen_process_from_vars(mesh, th_lookup, (void *)vars, &p);
 
     if (rc != MESHGEN_OK) {
         /* Nothing is written on error. */
@@ -1680,7 +1664,7 @@ static int host_in(const struct meshgen_mesh *mesh, const char *const *vars)
 {
     char name[64];
 
-    return meshgen_host_from_vars(mesh, lookup, (void *)vars, name, sizeof name);
+    return meshgen_host_from_vars(mesh, th_lookup, (void *)vars, name, sizeof name);
 }
 
 static void test_host_by_name(void **state)
@@ -1729,16 +1713,17 @@ static void test_host_by_name(void **state)
 
     /* The name read is given back, found or not, cut to the buffer. */
     memset(name, 'x', sizeof name);
-    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, lookup, (void *)unknown, name, 8),
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, th_lookup, (void *)unknown, name, 8),
                      MESHGEN_ERR_NO_HOST);
     assert_string_equal(name, "node2");
-    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, lookup, (void *)qualified, name, 8), 1);
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, th_lookup, (void *)qualified, name, 8),
+                     1);
     assert_string_equal(name, "node1.c");
-    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, lookup, (void *)empty, name, 8),
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, th_lookup, (void *)empty, name, 8),
                      MESHGEN_ERR_BAD_ENV);
     assert_string_equal(name, "");
-    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, lookup, (void *)exact, NULL, 0), 1);
-    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, lookup, (void *)exact, NULL, 8),
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, th_lookup, (void *)exact, NULL, 0), 1);
+    assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, th_lookup, (void *)exact, NULL, 8),
                      MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_host_from_vars(&ppdptp.mesh, NULL, NULL, name, 8), MESHGEN_ERR_NULL);
 }
@@ -1774,7 +1759,7 @@ static void test_host_name_rule(void **state)
     assert_int_equal(host_in(&m, dot_b), MESHGEN_ERR_BAD_ENV);
     assert_int_equal(host_in(&m, dot_a_slurm), MESHGEN_ERR_BAD_ENV);
     /* ...and the one read is given back. */
-    assert_int_equal(meshgen_host_from_vars(&m, lookup, (void *)dot_b, name, sizeof name),
+    assert_int_equal(meshgen_host_from_vars(&m, th_lookup, (void *)dot_b, name, sizeof name),
                      MESHGEN_ERR_BAD_ENV);
     assert_string_equal(name, ".b");
     assert_int_equal(host_in(&m, space), MESHGEN_ERR_BAD_ENV);
@@ -1804,7 +1789,7 @@ static void test_host_from_gethostname(void **state)
     (void)state;
     assert_int_equal(gethostname(expected, sizeof expected - 1), 0);
     assert_true(expected[0] != '\0');
-    assert_int_equal(meshgen_host_from_vars(&m, lookup, (void *)none, name, sizeof name),
+    assert_int_equal(meshgen_host_from_vars(&m, th_lookup, (void *)none, name, sizeof name),
                      MESHGEN_ERR_NO_HOST);
     assert_string_equal(name, expected);
     /* A host called like this machine, up to the first dot, is found. */
@@ -1813,7 +1798,7 @@ static void test_host_from_gethostname(void **state)
     expected[n] = '\0';
     named[1].name = expected;
     m.hosts = named;
-    assert_int_equal(meshgen_host_from_vars(&m, lookup, (void *)none, name, sizeof name), 1);
+    assert_int_equal(meshgen_host_from_vars(&m, th_lookup, (void *)none, name, sizeof name), 1);
 }
 
 /* The variables of each launcher, as its own sources name them (the table of
@@ -2072,7 +2057,7 @@ static void test_process_explicit(void **state)
         if (process_in(&ppdptp.mesh, vars) != MESHGEN_ERR_BAD_ENV)
             fail_msg("MESHGEN_PROCESS=\"%s\" was accepted", malformed[i]);
     }
-    assert_int_equal(meshgen_process_from_vars(&ppdptp.mesh, lookup, (void *)chosen, NULL),
+    assert_int_equal(meshgen_process_from_vars(&ppdptp.mesh, th_lookup, (void *)chosen, NULL),
                      MESHGEN_ERR_NULL);
     assert_int_equal(meshgen_process_from_vars(&ppdptp.mesh, NULL, NULL, &p), MESHGEN_ERR_NULL);
     assert_int_equal(p, -7);
