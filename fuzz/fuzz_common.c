@@ -282,16 +282,6 @@ int mg_fuzz_replay(void)
     return replay;
 }
 
-uint64_t mg_fuzz_hash(const uint8_t *data, size_t size)
-{
-    uint64_t h = 14695981039346656037u;
-    size_t i;
-
-    for (i = 0; i < size; i++)
-        h = (h ^ data[i]) * 1099511628211u;
-    return h;
-}
-
 /* ---- the mutation ---------------------------------------------------------------- */
 
 /* The plain item that starts at data[i] (after '[' and blanks): its end,

@@ -11,7 +11,7 @@
 #ifndef MG_CHECK_H
 #define MG_CHECK_H
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* What a check reads; the arena is for the text of its messages. */
 struct mg_check_ctx {

@@ -19,7 +19,7 @@
  * so they are the tables `meshgen env` hands the runtime. This file formats
  * and computes nothing; it never sees YAML.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -64,7 +64,7 @@ struct mg_svg {
 };
 
 /* Text content or an attribute value, escaped by the one escaper
- * (<meshgen/escape.h>, MG_ESC_XML): what XML 1.0 cannot hold as '?', and
+ * (escape.h, MG_ESC_XML): what XML 1.0 cannot hold as '?', and
  * bytes that are not UTF-8 as U+FFFD, so the picture always parses. */
 static void mg_svg_text(struct mg_buf *b, const char *s)
 {

@@ -87,13 +87,9 @@ static int mg_load_topology(struct mg_inv_cache *cache, struct mg_arena *a, stru
                             const char *source, const char *label, struct mg_mark at,
                             struct mg_topology *t, const char **host_name);
 
-/* FNV-1a: the keys are short and few; anything uniform will do. */
 static size_t mg_key_hash(const char *s)
 {
-    uint64_t h = 14695981039346656037u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return (size_t)h;
+    return (size_t)mg_hash(s, strlen(s));
 }
 
 static struct mg_topo_slot *mg_topo_slot(struct mg_inv_ctx *c, const char *key)
@@ -550,25 +546,22 @@ static void mg_group_slice(struct mg_inv_ctx *c, struct mg_group *g, const struc
 {
     const unsigned char *s;
     size_t chars = 0;
+    long cp;
 
     g->slice_at = node->mark;
     mg_get_string(c->d, node, mg_printf(c->a, "%s.slice", where), -1, &g->slice);
     if (!g->slice)
         return;
-    for (s = (const unsigned char *)g->slice; *s; s++) {
-        /* C1 controls too (U+0080-U+009F, UTF-8 C2 80-C2 9F): a terminal
-         * takes U+009B for the start of a control sequence, as ESC '['. */
-        unsigned cp = s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F ? s[1] : *s;
-        if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
-            mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
-                     "%s.slice: found the control character #x%02X in %s, expected a name of "
-                     "printable characters",
-                     where, cp, mg_show(c->a, g->slice));
-            g->slice = NULL;
-            return;
-        }
-        chars += (*s & 0xC0) != 0x80;
+    if ((cp = mg_first_control(g->slice)) >= 0) {
+        mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
+                 "%s.slice: found the control character #x%02lX in %s, expected a name of "
+                 "printable characters",
+                 where, cp, mg_show(c->a, g->slice));
+        g->slice = NULL;
+        return;
     }
+    for (s = (const unsigned char *)g->slice; *s; s++)
+        chars += (*s & 0xC0) != 0x80;
     if (chars == 0)
         mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
                  "%s.slice: found an empty string, expected the slice's name (or no 'slice' "

@@ -100,7 +100,7 @@ void mg_json_end(struct mg_json *j)
     mg_buf_put(j->b, &f->close, 1);
 }
 
-/* A string in quotes, escaped by the one escaper (<meshgen/escape.h>):
+/* A string in quotes, escaped by the one escaper (escape.h):
  * valid UTF-8 whatever bytes s holds. */
 static void mg_json_quoted(struct mg_buf *b, const char *s)
 {

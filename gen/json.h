@@ -9,7 +9,7 @@
 #ifndef MG_JSON_H
 #define MG_JSON_H
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* How a container places its members. */
 enum mg_json_layout {

@@ -13,7 +13,7 @@
  * It copies and converts; every number was decided by the checks and the
  * planner. It never sees YAML, hwloc or an output format.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include <string.h>
 

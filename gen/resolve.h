@@ -11,7 +11,7 @@
 #ifndef MG_RESOLVE_H
 #define MG_RESOLVE_H
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* What a decision reads, and the model it decides into. */
 struct mg_resolve_ctx {

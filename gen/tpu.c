@@ -16,15 +16,16 @@
  * written and -1 returned. Knows nothing of YAML, hwloc, the spec or the
  * inventory; libc only.
  */
-#include <meshgen/tpu.h>
+#include "tpu.h"
+
+/* MG_COUNT, MG_PRINTF: private to meshgen, reached by its place in the tree. */
+#include "../runtime/util.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MG_TPU_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
 /* ---- families ------------------------------------------------------------ */
 
@@ -48,7 +49,7 @@ const struct mg_tpu_family mg_tpu_families[] = {
 };
 const int mg_tpu_family_count = (int)(sizeof mg_tpu_families / sizeof mg_tpu_families[0]);
 
-MG_TPU_PRINTF(3, 4)
+MG_PRINTF(3, 4)
 static int mg_tpu_fail(char *reason, size_t cap, const char *fmt, ...)
 {
     va_list ap;
@@ -61,7 +62,7 @@ static int mg_tpu_fail(char *reason, size_t cap, const char *fmt, ...)
 }
 
 /* Appends to a reason buffer, keeping it terminated when it fills up. */
-MG_TPU_PRINTF(3, 4)
+MG_PRINTF(3, 4)
 static void mg_tpu_append(char *buf, size_t cap, const char *fmt, ...)
 {
     size_t len = strlen(buf);
@@ -954,16 +955,15 @@ static const struct {
     {"TPU7", mg_tpu_7x, "_7x_create_device_mesh"},
     {"TPU8i", mg_tpu_v4i_v8i, "_v4i_v8i_create_device_mesh"},
 };
-#define MG_TPU_N_HANDLERS ((int)(sizeof mg_tpu_handlers / sizeof mg_tpu_handlers[0]))
 
 int mg_tpu_handler_count(void)
 {
-    return MG_TPU_N_HANDLERS;
+    return MG_COUNT(mg_tpu_handlers);
 }
 
 const char *mg_tpu_handler_kind(int i, const char **jax_function)
 {
-    if (i < 0 || i >= MG_TPU_N_HANDLERS)
+    if (i < 0 || i >= MG_COUNT(mg_tpu_handlers))
         return NULL;
     if (jax_function)
         *jax_function = mg_tpu_handlers[i].jax_function;
@@ -984,7 +984,6 @@ static const struct {
     {{4, 8, 8}, {4, 64}, {0, 2, 1}},    {{8, 8, 8}, {64, 8}, {0, 2, 1}},
     {{8, 16, 16}, {256, 8}, {0, 2, 1}}, {{8, 16, 16}, {8, 256}, {0, 2, 1}},
 };
-#define MG_TPU_N_TRICKS ((int)(sizeof mg_tpu_tricks / sizeof mg_tpu_tricks[0]))
 
 /* _transpose_trick on the physical mesh (shape and cells, transposed into
  * tmp and copied back), or -1 with JAX's message. */
@@ -995,7 +994,7 @@ static int mg_tpu_transpose_trick(int rank, int64_t *shape, int32_t *cells, int3
     int i, k, nn = 0, any = -1, match = -1;
     char topo[96], mesh[256], avail[256];
 
-    for (i = 0; i < MG_TPU_N_TRICKS; i++)
+    for (i = 0; i < MG_COUNT(mg_tpu_tricks); i++)
         if (rank == 3 && memcmp(mg_tpu_tricks[i].topology, shape, sizeof old) == 0 && any < 0)
             any = i;
     mg_tpu_tuple(topo, sizeof topo, shape, rank, false);
@@ -1009,7 +1008,7 @@ static int mg_tpu_transpose_trick(int rank, int64_t *shape, int32_t *cells, int3
             nontrivial[nn++] = q->shape[i];
     avail[0] = '\0';
     mg_tpu_append(avail, sizeof avail, "[");
-    for (i = any; i < MG_TPU_N_TRICKS; i++) {
+    for (i = any; i < MG_COUNT(mg_tpu_tricks); i++) {
         if (memcmp(mg_tpu_tricks[i].topology, shape, sizeof old) != 0)
             continue;
         if (nn == 2 && mg_tpu_tricks[i].mesh[0] == nontrivial[0] &&
@@ -1087,7 +1086,7 @@ int mg_tpu_create_device_mesh(const struct mg_tpu_request *q, struct mg_tpu_resu
     }
     /* The handler is the last device's kind's, as in JAX; all devices of a
      * request share one kind here. */
-    for (i = 0; i < MG_TPU_N_HANDLERS; i++) {
+    for (i = 0; i < MG_COUNT(mg_tpu_handlers); i++) {
         if (strcmp(mg_tpu_handlers[i].kind, q->device_kind) != 0)
             continue;
         rc = mg_tpu_handlers[i].fn(q, r->perm, tmp, r->reason, sizeof r->reason);

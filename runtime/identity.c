@@ -134,7 +134,6 @@ static const struct launcher launchers[] = {
     {"FLUX_TASK_LOCAL_ID", NULL, {"FLUX_JOB_SIZE", NULL}},
     {"SLURM_LOCALID", NULL, {"SLURM_NTASKS", "SLURM_NPROCS"}},
 };
-#define N_LAUNCHERS ((int)(sizeof launchers / sizeof launchers[0]))
 
 /* Whether the launcher's count in variable var (NULL: it has none) is want:
  * 1 when it is, 0 when the launcher does not give it, or an error. */
@@ -202,7 +201,7 @@ int meshgen_process_from_vars(const struct meshgen_mesh *mesh, meshgen_lookup_fn
     /* The innermost launcher decides, even with a malformed value: falling
      * through to an outer one would hide the misconfiguration behind ranks
      * that describe some other process. */
-    for (i = 0; i < N_LAUNCHERS && launcher == NULL; i++) {
+    for (i = 0; i < MG_COUNT(launchers) && launcher == NULL; i++) {
         text = get(ctx, launchers[i].local_rank);
         if (text == NULL)
             continue;

@@ -20,6 +20,8 @@
 
 #include <meshgen/meshgen.h>
 
+#include "util.h"
+
 #if defined(__GNUC__) || defined(__clang__)
 #define MESHGEN_INTERNAL __attribute__((visibility("hidden")))
 #else

@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "util.h"
+
 static const struct {
     int32_t id;
     const char *name;
@@ -31,13 +33,11 @@ static const struct {
     {0x1ae0, "Google", -1},
 };
 
-#define N_VENDORS ((int)(sizeof vendors / sizeof vendors[0]))
-
 static int vendor_index(int32_t vendor_id)
 {
     int i;
 
-    for (i = 0; i < N_VENDORS; i++)
+    for (i = 0; i < MG_COUNT(vendors); i++)
         if (vendors[i].id == vendor_id)
             return i;
     return -1;

@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #define CASES MESHGEN_SOURCE_DIR "/tests/cases"
 #define MAX_ARRAYS (16 + MG_MAX_AXES)

@@ -20,7 +20,7 @@
 
 #include <dirent.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 static void test_entries(void **state)
 {

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 static void dump(const struct mg_diags *d)
 {

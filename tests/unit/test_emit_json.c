@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 struct fixture {
     struct mg_arena arena;

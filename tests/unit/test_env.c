@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 static struct mg_env answer(void)
 {

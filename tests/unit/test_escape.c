@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* s escaped for fmt, in a static buffer (the tests are sequential). */
 static const char *esc(enum mg_esc fmt, const char *s)

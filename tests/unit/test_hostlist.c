@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* Every hostlist of these tests starts at this column, as a YAML value
  * after "names: " would; errors must point past it. */

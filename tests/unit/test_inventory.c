@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #ifndef MESHGEN_TEST_DATA
 #define MESHGEN_TEST_DATA "tests/data"

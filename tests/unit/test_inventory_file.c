@@ -28,7 +28,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 #include "test_diag.h"
 
 #ifndef MESHGEN_TEST_DATA

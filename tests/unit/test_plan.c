@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 struct fixture {
     struct mg_arena arena;

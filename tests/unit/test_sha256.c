@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 static void expect_digest(const void *data, size_t len, const char *want)
 {

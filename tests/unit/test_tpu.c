@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include <meshgen/tpu.h>
+#include "internal.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
