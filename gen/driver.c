@@ -46,10 +46,9 @@ void mg_diags_print(const struct mg_diags *d, FILE *out, enum mg_diag_format fmt
 /* Loads and compiles. Returns 1 when a model was built (or, for an
  * inventory file, when it loaded cleanly). */
 static int mg_load(struct mg_run *r, const struct mg_opts *o, struct mg_report *rep,
-                   const char *file, enum mg_when groups, struct mg_inv_cache *cache)
+                   const char *file, enum mg_when groups)
 {
     mg_run_start(r, o, rep);
-    r->cache = cache;
     r->groups = groups;
     mg_run_load(r, file);
     return mg_run_compile(r) == 0;
@@ -59,7 +58,7 @@ static int mg_load(struct mg_run *r, const struct mg_opts *o, struct mg_report *
 static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, struct mg_report *rep,
                         const char *file, enum mg_when groups)
 {
-    int ok = mg_load(r, o, rep, file, groups, NULL);
+    int ok = mg_load(r, o, rep, file, groups);
     if (r->is_inventory) {
         struct mg_mark at = {file, 0, 0};
         mg_error(&r->diags, MG_CHK_NOT_A_MESH, at,
@@ -205,19 +204,15 @@ static int mg_finish(struct mg_run *r, int ok)
 static int mg_cmd_validate(const struct mg_opts *o, struct mg_report *rep, int n_files,
                            char *const *files)
 {
-    /* Specs that share an inventory share its load (issue 12: 1000 specs
-     * took 3.6 s reloading it, and hwloc's plugins, for each). */
-    struct mg_inv_cache *cache = mg_inv_cache_new();
     int i, worst = MG_EXIT_OK;
 
     for (i = 0; i < (o->mesh ? 1 : n_files); i++) {
         struct mg_run r;
-        int ok = mg_load(&r, o, rep, o->mesh ? NULL : files[i], MG_WHEN_NEVER, cache);
+        int ok = mg_load(&r, o, rep, o->mesh ? NULL : files[i], MG_WHEN_NEVER);
         int code = mg_finish(&r, ok);
         if (code > worst)
             worst = code;
     }
-    mg_inv_cache_free(cache);
     return worst;
 }
 
@@ -490,7 +485,14 @@ int mg_run_command(enum mg_command cmd, const struct mg_opts *o, int n_files, ch
 {
     struct mg_report *rep = mg_report_begin(o->format);
     struct mg_buf b;
+    /* Specs that share an inventory share its topology files: each is
+     * loaded once in the command, with hwloc's plugins, and a bad one is
+     * reported once, where it is first named. */
+    int held = mg_topology_cache_hold() == 0;
     int code = mg_commands[cmd](o, rep, n_files, files);
+
+    if (held)
+        mg_topology_cache_release();
 
     /* The JSON and SARIF documents, printed once for all the files. */
     mg_buf_init(&b);

@@ -392,6 +392,9 @@ struct mg_topology {
     int *tree_depth[MG_N_KINDS];
     int *tree_path[MG_N_KINDS];
     char digest[65]; /* sha256 hex of the extracted devices and closeness */
+    /* The root's HostName as hwloc read it, unchecked (mg_topology_host_name
+     * checks it); NULL when there is none. */
+    const char *hostname;
     /* One host of a TPU slice (an inventory's `tpu:` group): its family and
      * the slice's chips along x, y, z; NULL for an hwloc topology. */
     const struct mg_tpu_family *tpu;
@@ -608,12 +611,33 @@ int64_t mg_synthetic_leaves(const char *desc);
  */
 int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
                      struct mg_mark at, struct mg_topology *t, const char **host_name);
+/* The host name of a topology that source (labelled label) loaded, as
+ * mg_topology_load gives it; NULL after reporting at `at`. */
+const char *mg_topology_host_name(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
+                                  const struct mg_topology *t, const char *source,
+                                  const char *label);
 /* Keeps hwloc's components (its plugins, dlopen'ed by the first topology
  * and unloaded with the last) loaded until mg_topology_release, so that a
  * call that loads many topologies pays for them once. Returns 0, or -1
  * when hwloc cannot be initialised (then nothing is held). */
 int mg_topology_hold(void);
 void mg_topology_release(void);
+/* topology_cache.c: while a command holds the cache (and through it
+ * hwloc's plugins), each topology file loaded is kept, by its device and
+ * inode, until mg_topology_cache_release. mg_topology_open is
+ * mg_topology_load, or the kept topology of a file loaded before under the
+ * hold (with label as this caller gives it): what the first load reported
+ * is reported to it alone, and a load that failed fails again without a
+ * word. Synthetic descriptions and this machine are loaded each time.
+ * mg_topology_cache_hold returns 0, or -1 when the cache is held already. */
+int mg_topology_cache_hold(void);
+/* t made a template (mg_topology_make_template) without changing the
+ * topology it may share with other inventories: a kept file's template is
+ * made once per command and shared. Returns how many UUIDs were cleared. */
+int mg_topology_template(struct mg_topology *t);
+void mg_topology_cache_release(void);
+int mg_topology_open(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
+                     struct mg_mark at, struct mg_topology *t, const char **host_name);
 /*
  * Turns a topology that several hosts share into a template: the fields
  * that belong to the one machine it was exported from (GPU UUIDs) are
@@ -639,21 +663,6 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
  * (docs/reference.md, "Inventories"). Errors go to diags; NULL after one. */
 struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, const char *source,
                                        struct mg_mark at);
-/* A call that loads many specs (validate FILE...) loads each distinct
- * inventory and topology once: files are known by device and inode (an
- * inventory also by the path it is opened by, which its diagnostics show),
- * synthetic descriptions by their text; this machine is discovered each
- * time. What a load reported is kept with it and reported to every run that
- * reuses it. While a cache lives hwloc's components stay loaded. */
-struct mg_inv_cache;
-struct mg_inv_cache *mg_inv_cache_new(void);
-void mg_inv_cache_free(struct mg_inv_cache *c);
-/* mg_inventory_load through a cache (NULL: none). What it returns is the
- * run's own copy of the struct and its topologies; hosts and devices are
- * shared with the cache and must outlive nothing past it. */
-struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *c, struct mg_arena *a,
-                                              struct mg_diags *d, const char *source,
-                                              struct mg_mark at);
 /* An inventory file from its node tree; path is the file as it should be
  * opened, for the topologies it names relative to itself. */
 struct mg_inventory *mg_inventory_from_node(struct mg_arena *a, struct mg_diags *d,

@@ -63,7 +63,6 @@ struct mg_topo_slot {
 };
 
 struct mg_inv_ctx {
-    struct mg_inv_cache *cache; /* NULL: load every topology */
     struct mg_arena *a;
     struct mg_diags *d;
     const char *dir; /* of the inventory file */
@@ -79,13 +78,10 @@ struct mg_inv_ctx {
     int64_t tpu_devices; /* in the TPU groups so far */
     int64_t devices;     /* hosts x their most numerous kind, up to here */
     int refused;         /* inventory-device-count: read no further */
+    int lost;            /* a topology failed to load: the inventory did too */
 };
 
 /* ---- topologies ---------------------------------------------------------------- */
-
-static int mg_load_topology(struct mg_inv_cache *cache, struct mg_arena *a, struct mg_diags *d,
-                            const char *source, const char *label, struct mg_mark at,
-                            struct mg_topology *t, const char **host_name);
 
 static size_t mg_key_hash(const char *s)
 {
@@ -191,9 +187,12 @@ static int mg_topology_index(struct mg_inv_ctx *c, const struct mg_node *n, cons
         return -1;
     }
     memset(&t, 0, sizeof t);
-    if (mg_load_topology(c->cache, c->a, c->d, source, synth ? source : value, n->mark, &t, NULL) !=
-        0)
+    /* A file the command loaded before, and that failed then, fails
+     * without a word here: the error was said where it was first named. */
+    if (mg_topology_open(c->a, c->d, source, synth ? source : value, n->mark, &t, NULL) != 0) {
+        c->lost = 1;
         return -1;
+    }
     slot->index = c->inv->n_topologies;
     c->topo_at[slot->index] = n->mark;
     c->topo_where[slot->index] = where;
@@ -290,23 +289,6 @@ static void mg_group_topology(struct mg_inv_ctx *c, struct mg_group *g, const st
         g->topology = mg_topology_index(c, n, value, synth != NULL, where);
 }
 
-/* The topology's own copy of its device lists, which a load kept for the
- * whole call (mg_inv_cache) shares with every inventory that names the
- * file: a template's changes stay this inventory's. */
-static void mg_own_devices(struct mg_arena *a, struct mg_topology *t)
-{
-    int k;
-
-    for (k = 0; k < MG_N_KINDS; k++) {
-        struct mg_devinfo *copy;
-        if (t->n[k] <= 0 || !t->devs[k])
-            continue;
-        copy = mg_alloc_array(a, (size_t)t->n[k], sizeof *copy);
-        memcpy(copy, t->devs[k], (size_t)t->n[k] * sizeof *copy);
-        t->devs[k] = copy;
-    }
-}
-
 /* A topology that more than one host names is a template, not any one
  * host's snapshot: the fields of the machine it was exported from (GPU
  * UUIDs) are left out, so that no host is given another's GPUs by UUID,
@@ -324,8 +306,7 @@ static void mg_templates(struct mg_inv_ctx *c)
         int cleared;
         if (users[t] < 2)
             continue;
-        mg_own_devices(c->a, &inv->topologies[t]);
-        cleared = mg_topology_make_template(&inv->topologies[t]);
+        cleared = mg_topology_template(&inv->topologies[t]);
         if (cleared)
             mg_warning(c->d, MG_CHK_INVENTORY_TEMPLATE, c->topo_at[t],
                        "%s: %s is shared by %d hosts, so it is a template: its %d GPU UUIDs "
@@ -870,9 +851,8 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
     mg_templates(c);
 }
 
-static struct mg_inventory *mg_inventory_read(struct mg_inv_cache *cache, struct mg_arena *a,
-                                              struct mg_diags *d, const char *path,
-                                              const struct mg_node *root)
+static struct mg_inventory *mg_inventory_read(struct mg_arena *a, struct mg_diags *d,
+                                              const char *path, const struct mg_node *root)
 {
     int errors = d->n_errors;
     struct mg_inv_ctx c;
@@ -887,7 +867,6 @@ static struct mg_inventory *mg_inventory_read(struct mg_inv_cache *cache, struct
         return NULL;
 
     memset(&c, 0, sizeof c);
-    c.cache = cache;
     c.a = a;
     c.d = d;
     path = mg_strdup(a, path);
@@ -910,19 +889,18 @@ static struct mg_inventory *mg_inventory_read(struct mg_inv_cache *cache, struct
         if (held)
             mg_topology_release();
     }
-    return d->n_errors > errors ? NULL : c.inv;
+    return d->n_errors > errors || c.lost ? NULL : c.inv;
 }
 
 struct mg_inventory *mg_inventory_from_node(struct mg_arena *a, struct mg_diags *d,
                                             const char *path, const struct mg_node *root)
 {
-    return mg_inventory_read(NULL, a, d, path, root);
+    return mg_inventory_read(a, d, path, root);
 }
 
 /* An inventory YAML file; path as it should be opened. */
-static struct mg_inventory *mg_inventory_file(struct mg_inv_cache *cache, struct mg_arena *a,
-                                              struct mg_diags *d, const char *path,
-                                              struct mg_mark at)
+static struct mg_inventory *mg_inventory_file(struct mg_arena *a, struct mg_diags *d,
+                                              const char *path, struct mg_mark at)
 {
     const struct mg_node *root;
     size_t len;
@@ -936,19 +914,18 @@ static struct mg_inventory *mg_inventory_file(struct mg_inv_cache *cache, struct
     /* The loader has already said why there is no tree. */
     if (!root)
         return NULL;
-    return mg_inventory_read(cache, a, d, path, root);
+    return mg_inventory_read(a, d, path, root);
 }
 
 /* One topology source as an inventory of one host. */
-static struct mg_inventory *mg_inventory_single(struct mg_inv_cache *cache, struct mg_arena *a,
-                                                struct mg_diags *d, const char *source,
-                                                struct mg_mark at)
+static struct mg_inventory *mg_inventory_single(struct mg_arena *a, struct mg_diags *d,
+                                                const char *source, struct mg_mark at)
 {
     struct mg_inventory *inv;
     struct mg_topology t;
     const char *host;
 
-    if (mg_load_topology(cache, a, d, source, source, at, &t, &host) != 0)
+    if (mg_topology_open(a, d, source, source, at, &t, &host) != 0)
         return NULL;
     inv = mg_alloc(a, sizeof *inv);
     inv->source = mg_strdup(a, source);
@@ -968,214 +945,14 @@ static struct mg_inventory *mg_inventory_single(struct mg_inv_cache *cache, stru
     return inv;
 }
 
-/* ---- loading, once per call ------------------------------------------------------ */
-
-/* One thing kept for the rest of the call: an inventory or a topology (with
- * the host name a topology source gives). */
-struct mg_cached {
-    struct mg_cached *next;
-    const char *key;
-    struct mg_diags diags; /* what the load reported, for every run */
-    struct mg_mark at;     /* where the first load was asked for (a copy) */
-    const char *label;     /* a topology's label at its first load (a copy) */
-    struct mg_inventory *inv;
-    int rc; /* the topology's load: 0 or -1 */
-    struct mg_topology topo;
-    const char *host_name;
-};
-
-struct mg_inv_cache {
-    struct mg_arena arena; /* everything kept, freed with the cache */
-    struct mg_cached *items;
-    int hold; /* topology.c keeps hwloc's components loaded */
-};
-
-struct mg_inv_cache *mg_inv_cache_new(void)
+struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, const char *source,
+                                       struct mg_mark at)
 {
-    struct mg_inv_cache *c = calloc(1, sizeof *c);
-
-    if (!c)
-        mg_oom();
-    mg_arena_init(&c->arena);
-    c->hold = mg_topology_hold() == 0;
-    return c;
-}
-
-void mg_inv_cache_free(struct mg_inv_cache *c)
-{
-    if (!c)
-        return;
-    if (c->hold)
-        mg_topology_release();
-    mg_arena_free(&c->arena);
-    free(c);
-}
-
-/* The key a source is kept under, or NULL when it is not kept: a file by
- * its device and inode and (for an inventory, whose diagnostics name it)
- * the path it is opened by; a synthetic description by its text. This
- * machine is discovered each time. */
-static const char *mg_cache_key(struct mg_inv_cache *c, const char *kind, const char *source,
-                                int with_path)
-{
-    struct mg_file_id id;
-
-    switch (mg_source_kind(source)) {
-    case MG_SOURCE_LIVE: return NULL;
-    case MG_SOURCE_SYNTHETIC: return mg_printf(&c->arena, "%s %s", kind, source);
-    case MG_SOURCE_XML:
-    case MG_SOURCE_INVENTORY: break;
-    }
-    if (mg_file_identity(source, &id) != 0)
-        return NULL;
-    return mg_printf(&c->arena, "%s file:%ju:%ju%s%s", kind, id.dev, id.ino, with_path ? ":" : "",
-                     with_path ? source : "");
-}
-
-static struct mg_cached *mg_cache_find(struct mg_inv_cache *c, const char *key)
-{
-    struct mg_cached *e;
-    for (e = c->items; e; e = e->next)
-        if (strcmp(e->key, key) == 0)
-            return e;
-    return NULL;
-}
-
-static struct mg_cached *mg_cache_add(struct mg_inv_cache *c, const char *key)
-{
-    struct mg_cached *e = mg_alloc(&c->arena, sizeof *e);
-    e->key = key;
-    e->next = c->items;
-    c->items = e;
-    return e;
-}
-
-static int mg_same_mark(struct mg_mark x, struct mg_mark y)
-{
-    return x.line == y.line && x.col == y.col &&
-           (x.file == y.file || (x.file && y.file && strcmp(x.file, y.file) == 0));
-}
-
-/* The mark a kept load is made at: its file name copied into the cache,
- * which outlives the run that asked (whose arena holds the name). */
-static struct mg_mark mg_keep_mark(struct mg_inv_cache *c, struct mg_mark at)
-{
-    if (at.file)
-        at.file = mg_strdup(&c->arena, at.file);
-    return at;
-}
-
-/* Reports again what a kept load reported; what it said at the first
- * loader's mark (a spec's 'inventory:') is said at this loader's. */
-static void mg_cache_replay(struct mg_diags *d, const struct mg_cached *e, struct mg_mark at)
-{
-    int i, first = d->n;
-
-    mg_diags_append(d, &e->diags);
-    for (i = first; i < d->n; i++) {
-        if (mg_same_mark(d->items[i].at, e->at))
-            d->items[i].at = at;
-        if (d->items[i].related.file && mg_same_mark(d->items[i].related, e->at))
-            d->items[i].related = at;
-    }
-}
-
-/* mg_topology_load, once per distinct source and call. What the load
- * reported (a template note, an error) is kept with it and reported again
- * to every run that loads it from the same place under the same label;
- * from another, a load that reported anything is made again, so that its
- * messages name that place and label (two inventories may name one file
- * differently). */
-static int mg_load_topology(struct mg_inv_cache *cache, struct mg_arena *a, struct mg_diags *d,
-                            const char *source, const char *label, struct mg_mark at,
-                            struct mg_topology *t, const char **host_name)
-{
-    /* The host name of a file without a HostName is its base name: one
-     * file under two names is then two hosts. */
-    const char *key = cache ? mg_cache_key(cache, "topology", source, host_name != NULL) : NULL;
-    struct mg_cached *e = key ? mg_cache_find(cache, key) : NULL;
-
-    if (e && e->diags.n && (!mg_same_mark(e->at, at) || strcmp(e->label, label) != 0))
-        key = NULL;
-    if (!key)
-        return mg_topology_load(a, d, source, label, at, t, host_name);
-    if (!e) {
-        e = mg_cache_add(cache, key);
-        mg_diags_init(&e->diags, &cache->arena);
-        e->at = mg_keep_mark(cache, at);
-        e->label = mg_strdup(&cache->arena, label);
-        e->rc = mg_topology_load(&cache->arena, &e->diags, source, e->label, e->at, &e->topo,
-                                 &e->host_name);
-    }
-    mg_diags_append(d, &e->diags);
-    if (e->rc != 0)
-        return -1;
-    *t = e->topo;
-    t->label = mg_strdup(a, label);
-    if (host_name)
-        *host_name = e->host_name;
-    return 0;
-}
-
-/* A copy of a kept inventory that the run may change (the driver labels a
- * single topology as the spec wrote it): the struct and its topologies;
- * hosts and devices are shared and read-only. */
-static struct mg_inventory *mg_inventory_copy(struct mg_arena *a, const struct mg_inventory *inv)
-{
-    struct mg_inventory *copy = mg_alloc(a, sizeof *copy);
-
-    *copy = *inv;
-    copy->topologies = mg_alloc_array(a, (size_t)inv->n_topologies, sizeof *copy->topologies);
-    memcpy(copy->topologies, inv->topologies, (size_t)inv->n_topologies * sizeof *inv->topologies);
-    return copy;
-}
-
-struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *cache, struct mg_arena *a,
-                                              struct mg_diags *d, const char *source,
-                                              struct mg_mark at)
-{
-    const char *key;
-    struct mg_cached *e;
-    struct mg_inventory *copy;
-
     if (!source || !*source) {
         mg_error(d, MG_CHK_INVENTORY_LOAD, at, "empty inventory source");
         return NULL;
     }
-    key = cache ? mg_cache_key(cache, "inventory", source, 1) : NULL;
-    if (!key) {
-        if (mg_source_kind(source) == MG_SOURCE_INVENTORY)
-            return mg_inventory_file(cache, a, d, source, at);
-        return mg_inventory_single(cache, a, d, source, at);
-    }
-    e = mg_cache_find(cache, key);
-    if (!e) {
-        /* Kept, in the cache's arena, with what its load reported. */
-        e = mg_cache_add(cache, key);
-        mg_diags_init(&e->diags, &cache->arena);
-        e->at = mg_keep_mark(cache, at);
-        if (mg_source_kind(source) == MG_SOURCE_INVENTORY)
-            e->inv = mg_inventory_file(cache, &cache->arena, &e->diags, source, e->at);
-        else
-            e->inv = mg_inventory_single(cache, &cache->arena, &e->diags, source, e->at);
-    }
-    mg_cache_replay(d, e, at);
-    if (!e->inv)
-        return NULL;
-    copy = mg_inventory_copy(a, e->inv);
-    /* A topology source's one host is blamed where this run names it, not
-     * where the first run did. */
-    if (copy->n_hosts == 1 && mg_same_mark(copy->hosts[0].at, e->at)) {
-        struct mg_host *host = mg_alloc(a, sizeof *host);
-        *host = copy->hosts[0];
-        host->at = at;
-        copy->hosts = host;
-    }
-    return copy;
-}
-
-struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, const char *source,
-                                       struct mg_mark at)
-{
-    return mg_inventory_load_cached(NULL, a, d, source, at);
+    if (mg_source_kind(source) == MG_SOURCE_INVENTORY)
+        return mg_inventory_file(a, d, source, at);
+    return mg_inventory_single(a, d, source, at);
 }

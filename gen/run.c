@@ -155,7 +155,7 @@ int mg_run_load(struct mg_run *r, const char *file)
     r->spec_errors = r->diags.n_errors;
 
     source = mg_inventory_source(r, &at, &r->inv_label);
-    r->inv = mg_inventory_load_cached(r->cache, &r->arena, &r->diags, source, at);
+    r->inv = mg_inventory_load(&r->arena, &r->diags, source, at);
     /* A single topology file is labelled by the path it was opened with;
      * show it as written instead, so output does not depend on the
      * working directory. */

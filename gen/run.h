@@ -13,8 +13,7 @@ struct mg_run {
     struct mg_diags diags;
     const struct mg_opts *opts;
     struct mg_report *report; /* the command's, across its files (driver.c) */
-    struct mg_inv_cache *cache;
-    mg_message_fn *tell; /* the library caller's callback, or NULL */
+    mg_message_fn *tell;      /* the library caller's callback, or NULL */
     void *tell_ctx;
     int told;            /* diagnostics handed to it so far */
     enum mg_when groups; /* group tables: the options', or what the command needs */

@@ -430,6 +430,9 @@ static void mg_extract(struct mg_arena *a, struct mg_diags *d, struct mg_mark at
     memset(t, 0, sizeof *t);
     t->key = mg_strdup(a, source);
     t->label = mg_strdup(a, label);
+    t->hostname = mg_info(hwloc_get_root_obj(topo), "HostName");
+    if (t->hostname)
+        t->hostname = mg_strdup(a, t->hostname);
     mg_extract_gpus(a, &tmp, d, at, topo, t);
     for (k = 0; k < MG_N_HWLOC_KINDS; k++)
         if (k != MG_KIND_GPU)
@@ -741,10 +744,10 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
  * the runtime would match by other rules, or a HostName of 5000 bytes,
  * which the generated C would hold as an overlong string literal. */
 static const char *mg_host_name(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
-                                hwloc_topology_t topo, enum mg_source kind, const char *source,
+                                const char *name, enum mg_source kind, const char *source,
                                 const char *label)
 {
-    const char *name = mg_info(hwloc_get_root_obj(topo), "HostName"), *stem, *why, *from;
+    const char *stem, *why, *from;
     size_t n, offset;
 
     if (kind == MG_SOURCE_SYNTHETIC)
@@ -797,12 +800,17 @@ int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source,
         return -1;
     }
     mg_extract(a, d, at, topo, source, label, t);
-    if (host_name && (*host_name = mg_host_name(a, d, at, topo, kind, source, label)) == NULL) {
-        hwloc_topology_destroy(topo);
-        return -1;
-    }
     hwloc_topology_destroy(topo);
+    if (host_name && (*host_name = mg_topology_host_name(a, d, at, t, source, label)) == NULL)
+        return -1;
     return 0;
+}
+
+const char *mg_topology_host_name(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
+                                  const struct mg_topology *t, const char *source,
+                                  const char *label)
+{
+    return mg_host_name(a, d, at, t->hostname, mg_source_kind(source), source, label);
 }
 
 /* An initialised, never loaded topology: while it exists hwloc keeps its
@@ -884,7 +892,7 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
     /* Without a HostName the copy would be named after its own file (or
      * "localhost" for a description): keep the name this source gives, which
      * must be a host name, as it is for a load. */
-    if ((name = mg_host_name(a, d, at, topo, kind, source, source)) == NULL) {
+    if ((name = mg_host_name(a, d, at, mg_info(root, "HostName"), kind, source, source)) == NULL) {
         hwloc_topology_destroy(topo);
         return -1;
     }
