@@ -40,8 +40,8 @@ EMITTER_MAY_USE = {"arena", "buf", "escape", "diag", "words", "json", "mesh_math
 # below the compile stage. So the resolver (which decides), the checks
 # (which judge) and the planner (which places) never use one another or
 # anything above them; compile.c alone calls all three.
-COMPILE_SHARED = {"arena", "buf", "diag", "words", "cident", "mesh_math", "tpu", "sha256",
-                  "suggest"}
+COMPILE_SHARED = {"arena", "buf", "diag", "words", "cident", "mesh_math", "tpu", "tpu_assign",
+                  "sha256", "suggest"}
 COMPILE_STAGE_MAY_USE = {
     "resolve": COMPILE_SHARED,
     "check": COMPILE_SHARED,
