@@ -85,6 +85,23 @@ void mg_buf_wrote(struct mg_buf *b, size_t n);
  * returns the end of what it wrote. */
 char *mg_fmt_i64(char *p, int64_t v);
 
+/* ---- names sorted with where they came from ---------------------------------- */
+
+/* A name and its index among those sorted: the sorts that find repeated
+ * names, or put names in order, compare the names, then the indices, so
+ * that equal names keep their order. */
+struct mg_named {
+    const char *name;
+    size_t index;
+};
+
+/* The order of two entries whose names compare as c (negative, zero or
+ * positive, as strcmp gives): by c, then by index. */
+static inline int mg_named_order(int c, const struct mg_named *a, const struct mg_named *b)
+{
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
 /* ---- locations and diagnostics (diag.c) ---------------------------------------- */
 
 struct mg_mark {

@@ -717,18 +717,10 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
         mg_count_devices(c, g, mg_topology_devices(&c->inv->topologies[g->topology]), where);
 }
 
-struct mg_hostref {
-    const char *name;
-    int host;
-};
-
-static int mg_hostref_cmp(const void *x, const void *y)
+static int mg_host_cmp(const void *x, const void *y)
 {
-    const struct mg_hostref *p = x, *q = y;
-    int r = meshgen__host_name_cmp(p->name, q->name);
-    if (r)
-        return r;
-    return (p->host > q->host) - (p->host < q->host);
+    const struct mg_named *p = x, *q = y;
+    return mg_named_order(meshgen__host_name_cmp(p->name, q->name), p, q);
 }
 
 /* Host names are unique across the file. One error per group that repeats
@@ -739,7 +731,7 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
                                   size_t n_groups, const int *host_group)
 {
     const struct mg_inventory *inv = c->inv;
-    struct mg_hostref *refs = mg_alloc_array(c->a, (size_t)inv->n_hosts, sizeof *refs);
+    struct mg_named *refs = mg_alloc_array(c->a, (size_t)inv->n_hosts, sizeof *refs);
     int *dups = mg_alloc_array(c->a, n_groups, sizeof *dups);
     int *dup_host = mg_alloc_array(c->a, n_groups, sizeof *dup_host);
     int *dup_first = mg_alloc_array(c->a, n_groups, sizeof *dup_first);
@@ -748,11 +740,11 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
 
     for (i = 0; i < inv->n_hosts; i++) {
         refs[i].name = inv->hosts[i].name;
-        refs[i].host = i;
+        refs[i].index = (size_t)i;
     }
-    mg_sort_unless_sorted(refs, (size_t)inv->n_hosts, sizeof *refs, mg_hostref_cmp);
+    mg_sort_unless_sorted(refs, (size_t)inv->n_hosts, sizeof *refs, mg_host_cmp);
     for (i = 0; i < inv->n_hosts; i++) {
-        int host = refs[i].host, grp;
+        int host = (int)refs[i].index, grp;
         /* One host whatever the case of its letters, as the runtime
          * matches names (runtime/host.h). */
         if (i == 0 || meshgen__host_name_cmp(refs[i].name, refs[run].name) != 0) {
@@ -763,7 +755,7 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
         grp = host_group[host];
         if (dups[grp]++ == 0 || host < dup_host[grp]) {
             dup_host[grp] = host;
-            dup_first[grp] = refs[run].host;
+            dup_first[grp] = (int)refs[run].index;
         }
     }
     for (g = 0; g < n_groups; g++) {

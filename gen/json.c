@@ -181,6 +181,24 @@ void mg_json_string_or_null(struct mg_json *j, const char *s)
         mg_json_null(j);
 }
 
+void mg_json_key_int(struct mg_json *j, const char *key, int64_t v)
+{
+    mg_json_key(j, key);
+    mg_json_int(j, v);
+}
+
+void mg_json_key_string(struct mg_json *j, const char *key, const char *s)
+{
+    mg_json_key(j, key);
+    mg_json_string(j, s);
+}
+
+void mg_json_key_string_or_null(struct mg_json *j, const char *key, const char *s)
+{
+    mg_json_key(j, key);
+    mg_json_string_or_null(j, s);
+}
+
 void mg_json_record(struct mg_json *j, struct mg_json_tpl *t)
 {
     mg_buf_init(&t->text);

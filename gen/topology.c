@@ -102,18 +102,12 @@ static int mg_gpu_index(const struct meshgen__gpu *g, int n, hwloc_obj_t o)
     hwloc_obj_t pci = o->type == HWLOC_OBJ_PCI_DEVICE  ? o
                       : o->type == HWLOC_OBJ_OS_DEVICE ? meshgen__pci_of(o)
                                                        : NULL;
-    int lo = 0, hi = n, i;
+    int i;
 
     if (pci) {
         uint64_t key = meshgen__pci_key(pci);
-        while (lo < hi) {
-            int mid = lo + (hi - lo) / 2;
-            if (g[mid].key < key)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo < n && g[lo].key == key && g[lo].pci ? lo : -1;
+        i = meshgen__gpu_lower_bound(g, n, key);
+        return i < n && g[i].key == key && g[i].pci ? i : -1;
     }
     for (i = 0; i < n; i++)
         if (!g[i].pci && g[i].anchor == o)
@@ -785,20 +779,31 @@ enum mg_source mg_source_kind(const char *source)
     return MG_SOURCE_XML;
 }
 
-int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
-                     struct mg_mark at, struct mg_topology *t, const char **host_name)
+/* A loaded hwloc topology of source (labelled label), which the caller
+ * destroys; or NULL after reporting at `at`. */
+static hwloc_topology_t mg_hwloc_open(struct mg_diags *d, struct mg_mark at, const char *source,
+                                      const char *label)
 {
-    enum mg_source kind = mg_source_kind(source);
     hwloc_topology_t topo;
 
     if (hwloc_topology_init(&topo) < 0) {
         mg_error(d, MG_CHK_INVENTORY_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
-        return -1;
+        return NULL;
     }
-    if (!mg_hwloc_load(d, at, topo, kind, source, label)) {
+    if (!mg_hwloc_load(d, at, topo, mg_source_kind(source), source, label)) {
         hwloc_topology_destroy(topo);
-        return -1;
+        return NULL;
     }
+    return topo;
+}
+
+int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
+                     struct mg_mark at, struct mg_topology *t, const char **host_name)
+{
+    hwloc_topology_t topo = mg_hwloc_open(d, at, source, label);
+
+    if (!topo)
+        return -1;
     mg_extract(a, d, at, topo, source, label, t);
     hwloc_topology_destroy(topo);
     if (host_name && (*host_name = mg_topology_host_name(a, d, at, t, source, label)) == NULL)
@@ -880,14 +885,8 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
                  source);
         return -1;
     }
-    if (hwloc_topology_init(&topo) < 0) {
-        mg_error(d, MG_CHK_INVENTORY_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
+    if (!(topo = mg_hwloc_open(d, at, source, source)))
         return -1;
-    }
-    if (!mg_hwloc_load(d, at, topo, kind, source, source)) {
-        hwloc_topology_destroy(topo);
-        return -1;
-    }
     root = hwloc_get_root_obj(topo);
     /* Without a HostName the copy would be named after its own file (or
      * "localhost" for a description): keep the name this source gives, which

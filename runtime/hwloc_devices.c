@@ -215,8 +215,7 @@ static int pci_class_is_gpu(hwloc_obj_t pci)
     }
 }
 
-/* Whether one of the n GPUs at g (sorted by key) has this bus id key. */
-static int has_key(const struct meshgen__gpu *g, int n, uint64_t key)
+int meshgen__gpu_lower_bound(const struct meshgen__gpu *g, int n, uint64_t key)
 {
     int lo = 0, hi = n;
 
@@ -227,7 +226,14 @@ static int has_key(const struct meshgen__gpu *g, int n, uint64_t key)
         else
             hi = mid;
     }
-    return lo < n && g[lo].key == key;
+    return lo;
+}
+
+/* Whether one of the n GPUs at g (sorted by key) has this bus id key. */
+static int has_key(const struct meshgen__gpu *g, int n, uint64_t key)
+{
+    int i = meshgen__gpu_lower_bound(g, n, key);
+    return i < n && g[i].key == key;
 }
 
 /*
