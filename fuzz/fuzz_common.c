@@ -110,9 +110,9 @@ static void mg_fuzz_topology(struct mg_arena *a, struct mg_topology *t, int whic
 
 /* The large inventory: MG_FUZZ_LARGE_HOSTS hosts of topology 2, so that
  * axis sizes, and products of them, reach 2^14. No slices: a granule of
- * many hosts costs the locality order its square (16384 devices: 15 s an
- * input under the sanitizers), the known cost of one large granule
- * (README, Performance), not a new path. */
+ * many hosts costs the locality order its square (at 16384 devices, many
+ * seconds an input under the sanitizers), the known cost of one large
+ * granule (README, Performance), not a new path. */
 static struct mg_inventory *mg_fuzz_large(struct mg_arena *a)
 {
     struct mg_inventory *inv = mg_alloc(a, sizeof *inv);

@@ -230,8 +230,8 @@ static void mg_stream_sink(void *ctx, const char *data, size_t len)
         s->error = errno ? errno : EIO;
 }
 
-/* The JSON is written as it is made (issue 12: at a million devices it is
- * 262 MiB, which one buffer held before), so memory is the model's. */
+/* The JSON is written as it is made, so memory is the model's: at a
+ * million devices the text is hundreds of MiB. */
 static int mg_cmd_resolve(const struct mg_opts *o, struct mg_report *rep, int n_files,
                           char *const *files)
 {

@@ -38,8 +38,8 @@
 #include "../runtime/host.h"
 #include "../runtime/hwloc_devices.h"
 
-/* hwloc builds a synthetic topology in time quadratic in its PUs (16384
- * PUs take seconds, 65536 a minute), and does whatever it is told. */
+/* hwloc builds a synthetic topology in time quadratic in its PUs, and does
+ * whatever it is told: past this a description would take minutes. */
 #define MG_SYNTHETIC_MAX_LEAVES 8192
 /* A GPU bandwidth matrix is n*n ints: past this many GPUs in one host (none
  * has so many), closeness comes from the tree. */
@@ -205,8 +205,8 @@ static size_t mg_obj_slot(hwloc_obj_t *keys, size_t mask, hwloc_obj_t o)
 }
 
 /*
- * Closeness by the tree, linear in the devices (issue 12: an n x n matrix
- * per kind made a host of 4096 cores cost 1.7 s and 354 MiB). Each device
+ * Closeness by the tree, linear in the devices, where an n x n matrix per
+ * kind is quadratic (for a host of 4096 cores, hundreds of MiB). Each device
  * gets its path of ancestors, I/O bridges included, from the root (depth 0)
  * down to itself, each ancestor named by the first device (in device
  * order) under it: a canonical name, so the digest does not depend on

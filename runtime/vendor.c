@@ -4,7 +4,7 @@
  * numeric id of the GPU's PCI device, never by a name: containers usually
  * have no pci.ids database, so hwloc gives ids and no names (an H200 seen
  * as "0302 [10de:2335]" and nothing else), and a name matched by substring
- * took "Amdahl" for AMD. The names here are for display, where hwloc has
+ * would take "Amdahl" for AMD. The names here are for display, where hwloc has
  * none; the variable says which runtime sees the vendor's GPUs.
  *
  * Plain data and two lookups: no allocation, no state, nothing but
