@@ -165,8 +165,8 @@ static int n_dev; /* positions in the mesh */
 static int n_axes;
 static int32_t *dev_of; /* mesh order -> device id */
 /* The hand-written loops read a table as a user's own code would: the
- * mesh's, or where the generator left an identity table out (ABI 2), the
- * same table built here. */
+ * mesh's, or where the generator left an identity table out, the same
+ * table built here. */
 static const int32_t *md_tab; /* flat index -> device id */
 static const int32_t *di_tab; /* device id -> flat index or -1 */
 static int32_t *coords_all;   /* n_axes coordinates of position i, i * n_axes on */
@@ -879,7 +879,7 @@ static int prepare(const struct meshgen_mesh *m)
 }
 
 /* The mesh with its identity tables written out where the generator left
- * them out (table ABI 3 reads either), so that the lookups read them. */
+ * them out (the runtime reads either), so that the lookups read them. */
 static const struct meshgen_mesh *with_tables(const struct meshgen_mesh *m)
 {
     static struct meshgen_mesh copy;

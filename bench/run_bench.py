@@ -624,7 +624,6 @@ def bench_scale(cfg, tmp, rounds):
     svg_size, svg_elements = svg_facts(svg) if show_1m.ok() and os.path.exists(svg) else (0, 0)
     if show_1m.ok():
         print(f"show --svg: {svg_size / 2**20:.1f} MiB, {svg_elements:,} elements")
-    os.unlink(resolved)
 
     # gcc -O2 of the tables: 64K and 1M devices, default and --groups always,
     # interleaved. The default 1M output is the one the rounds above left.

@@ -110,9 +110,9 @@ static void mg_fuzz_topology(struct mg_arena *a, struct mg_topology *t, int whic
 
 /* The large inventory: MG_FUZZ_LARGE_HOSTS hosts of topology 2, so that
  * axis sizes, and products of them, reach 2^14. No slices: a granule of
- * many hosts costs the locality order its square (16384 devices: 15 s an
- * input under the sanitizers), the known cost of one large granule
- * (README, Performance), not a new path. */
+ * many hosts costs the locality order its square (at 16384 devices, many
+ * seconds an input under the sanitizers), the known cost of one large
+ * granule (README, Performance), not a new path. */
 static struct mg_inventory *mg_fuzz_large(struct mg_arena *a)
 {
     struct mg_inventory *inv = mg_alloc(a, sizeof *inv);
@@ -280,16 +280,6 @@ int mg_fuzz_replay(void)
         replay = v && strcmp(v, "1") == 0;
     }
     return replay;
-}
-
-uint64_t mg_fuzz_hash(const uint8_t *data, size_t size)
-{
-    uint64_t h = 14695981039346656037u;
-    size_t i;
-
-    for (i = 0; i < size; i++)
-        h = (h ^ data[i]) * 1099511628211u;
-    return h;
 }
 
 /* ---- the mutation ---------------------------------------------------------------- */

@@ -1,8 +1,8 @@
 /*
  * What the fuzz targets share: the fixed inventory the spec, mesh-string
  * and generate targets plan against, the emitters run over a plan, and the
- * compile check of emitted C. Like the unit tests, they use only the
- * generator's public header, <meshgen/gen.h>.
+ * compile check of emitted C. Like the unit tests, they use the
+ * generator's internal header, gen/internal.h, and no other of gen/.
  *
  * The inventory is built in C, with no hwloc and no file, so every input
  * that gets past the spec reaches the checks and the planner at full speed
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* libFuzzer's entry point, declared for -Wmissing-prototypes, and its
  * default mutation (libFuzzer defines it). */
@@ -78,9 +78,6 @@ void mg_fuzz_emit_all(const struct mg_plan *plan, const char *inputs);
  * regressions, a crash), so every plan is compiled and no input is skipped
  * or cut short for its size. */
 int mg_fuzz_replay(void);
-
-/* FNV-1a of the input: a deterministic way to pick a sample of inputs. */
-uint64_t mg_fuzz_hash(const uint8_t *data, size_t size);
 
 /* Writes <name>_mesh.h and <name>_mesh.c to a private temporary directory
  * and runs each compiler of MESHGEN_FUZZ_CCS on the source with -std=c11

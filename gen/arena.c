@@ -5,7 +5,7 @@
  * better to do, and every caller would otherwise repeat the check. It knows
  * nothing of what is stored in it.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

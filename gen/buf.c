@@ -5,7 +5,7 @@
  * larger than anything else a run holds, and are freed as soon as they are
  * written. It knows nothing of what the text is.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

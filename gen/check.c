@@ -12,7 +12,7 @@
  * nothing but the diagnostics: deciding is resolve.c's, placing plan.c's,
  * and this file calls neither; compile.c runs the rows.
  */
-#include "check.h"
+#include "rows.h"
 #include "cident.h"
 #include "diag.h"
 #include "mesh_math.h"

@@ -14,9 +14,8 @@
  * phases and the prerequisites, and nothing of what any row decides or
  * judges.
  */
-#include "check.h"
+#include "rows.h"
 #include "plan.h"
-#include "resolve.h"
 
 /* What a run knows of each row. */
 enum mg_row_state {

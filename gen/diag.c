@@ -4,7 +4,7 @@
  * MG_MAX_ERRORS; the rest are counted. A message is formatted plainly and
  * then escaped and bounded once as a whole (mg_message); the values it
  * quotes are escaped and cut where they are quoted (mg_show,
- * mg_show_path), all through the one escaper (<meshgen/escape.h>). Printing
+ * mg_show_path), all through the one escaper (escape.h). Printing
  * is emit_diag.c's: nothing here knows an output format.
  *
  * It also holds the check registry, checks.def expanded into one table
@@ -26,7 +26,7 @@
 #define MG_UNPAREN(...) __VA_ARGS__
 /* The number of entries of a parenthesized, possibly empty list. The
  * leading 0 keeps the initializer non-empty, which ISO C requires. */
-#define MG_COUNT(list) ((int)(sizeof((int[]){0, MG_UNPAREN list}) / sizeof(int)) - 1)
+#define MG_LIST_LEN(list) ((int)(sizeof((int[]){0, MG_UNPAREN list}) / sizeof(int)) - 1)
 
 /* A prerequisite list is a static array; its first slot is a placeholder
  * for the same reason, and the entry points past it. */
@@ -35,7 +35,7 @@
             phase,                                                                                 \
             severity,                                                                              \
             doc,                                                                                   \
-            MG_COUNT(prereqs),                                                                     \
+            MG_LIST_LEN(prereqs),                                                                  \
             (const enum mg_check_id[]){MG_CHK__COUNT, MG_UNPAREN prereqs} + 1,                     \
             by},
 #define MG_REPORT(id, name, severity, doc)                                                         \
@@ -57,7 +57,7 @@ static const struct mg_check_info mg_checks[MG_CHK__COUNT] = {
 #define MG_REPORT(id, name, severity, doc)
 #define MG_CHECK(id, name, phase, severity, doc, prereqs, function)                                \
     _Static_assert((phase) != MG_PHASE_LOAD, name ": a check runs in a phase");                    \
-    _Static_assert(MG_COUNT(prereqs) <= MG_CHECK_MAX_PREREQS, name ": too many prerequisites");
+    _Static_assert(MG_LIST_LEN(prereqs) <= MG_CHECK_MAX_PREREQS, name ": too many prerequisites");
 #define MG_RESOLVE(id, name, phase, severity, doc, prereqs, function)                              \
     MG_CHECK(id, name, phase, severity, doc, prereqs, function)
 #include "checks.def"

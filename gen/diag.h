@@ -5,9 +5,9 @@
 #ifndef MG_DIAG_H
 #define MG_DIAG_H
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
-/* s quoted for a message, escaped as terminal text (<meshgen/escape.h>),
+/* s quoted for a message, escaped as terminal text (escape.h),
  * cut past 40 bytes (at a UTF-8 character boundary) with "..." inside the
  * quotes. */
 const char *mg_show(struct mg_arena *a, const char *s);

@@ -1,14 +1,12 @@
 /*
  * The driver: command glue. Every command is load -> compile -> emit ->
- * write, over one arena per run: it decides where the inventory comes from
- * (--inventory, the spec's `inventory:` key relative to the spec, or this
- * machine), runs the stages, hands the model to an emitter and the text to
- * io.c, and maps diagnostics to exit codes. A table indexed by enum
- * mg_command holds the commands. It parses no options (main.c does) and
- * formats nothing (the emitters do).
+ * write, each file a run (run.c): it hands the run's text to io.c, reports
+ * the diagnostics of every run of the command in one report, and maps
+ * them to exit codes. A table indexed by enum mg_command holds the
+ * commands. It parses no options (main.c does) and formats nothing (the
+ * emitters do).
  */
-#include <meshgen/gen.h>
-#include "cident.h"
+#include "run.h"
 #include "diag.h"
 #include "io.h"
 
@@ -45,147 +43,22 @@ void mg_diags_print(const struct mg_diags *d, FILE *out, enum mg_diag_format fmt
 
 /* ---- one run ---------------------------------------------------------------- */
 
-struct mg_run {
-    struct mg_arena arena;
-    struct mg_diags diags;
-    const struct mg_opts *opts;
-    struct mg_report *report; /* the command's, across its files */
-    struct mg_spec *spec;
-    const char *inv_label;   /* the inventory as written */
-    const char *spec_file;   /* the spec file read, if any */
-    const char *source_file; /* the file inventory --export reads, if any */
-    struct mg_inventory *inv;
-    struct mg_plan *plan;
-    int io_error;     /* the spec could not be read, or the output not written */
-    int is_inventory; /* the file is an inventory, not a mesh spec */
-};
-
-static void mg_run_start(struct mg_run *r, const struct mg_opts *o, struct mg_report *report)
-{
-    memset(r, 0, sizeof *r);
-    mg_arena_init(&r->arena);
-    mg_diags_init(&r->diags, &r->arena);
-    r->opts = o;
-    r->report = report;
-}
-
-/* Where the inventory comes from, and where to blame it. *label receives
- * the source as the user wrote it (relative to the spec), which is what the
- * output may show: the opened path depends on the working directory. */
-static const char *mg_inventory_source(struct mg_run *r, struct mg_mark *at, const char **label)
-{
-    const struct mg_spec *s = r->spec;
-    enum mg_source kind;
-
-    at->file = NULL;
-    at->line = 0;
-    at->col = 0;
-    if (r->opts->inventory) {
-        at->file = "--inventory";
-        *label = r->opts->inventory;
-        return r->opts->inventory;
-    }
-    if (s && s->inventory) {
-        *at = s->inventory_at;
-        *label = s->inventory;
-        kind = mg_source_kind(s->inventory);
-        if (kind == MG_SOURCE_LIVE || kind == MG_SOURCE_SYNTHETIC)
-            return s->inventory;
-        return mg_path_relative(&r->arena, s->dir, s->inventory);
-    }
-    at->file = "(this machine)";
-    *label = "live";
-    return "live";
-}
-
-/* A document whose top-level mapping has the key `meshgen-inventory`. */
-static int mg_is_inventory_file(const struct mg_node *root)
-{
-    size_t i;
-    if (root->kind != MG_NODE_MAP)
-        return 0;
-    for (i = 0; i < root->n; i++)
-        if (strcmp(root->keys[i]->value, "meshgen-inventory") == 0)
-            return 1;
-    return 0;
-}
-
-/* The spec: from --mesh or from the file. A file that is an inventory is
- * loaded as one instead (validate checks inventories and meshes alike);
- * then r->is_inventory is set and no spec is returned. */
-static struct mg_spec *mg_read_spec(struct mg_run *r, const char *file)
-{
-    const struct mg_opts *o = r->opts;
-    struct mg_mark at = {0, 0, 0};
-    struct mg_node *root;
-    size_t len = 0;
-    char *buf;
-
-    if (o->mesh)
-        return mg_spec_from_string(&r->arena, &r->diags, o->mesh, o->axes,
-                                   o->name ? o->name : "mesh");
-    at.file = file;
-    r->spec_file = file;
-    buf = mg_read_file(&r->arena, &r->diags, file, at, &len);
-    if (!buf) {
-        r->io_error = 1;
-        return NULL;
-    }
-    root = mg_yaml_parse(&r->arena, &r->diags, file, buf, len);
-    if (!root)
-        return NULL;
-    if (mg_is_inventory_file(root)) {
-        r->is_inventory = 1;
-        r->inv = mg_inventory_from_node(&r->arena, &r->diags, file, root);
-        return NULL;
-    }
-    return mg_spec_from_node(&r->arena, &r->diags, file, root);
-}
-
 /* Loads and compiles. Returns 1 when a model was built (or, for an
  * inventory file, when it loaded cleanly). */
 static int mg_load(struct mg_run *r, const struct mg_opts *o, struct mg_report *rep,
-                   const char *file, enum mg_when groups, struct mg_inv_cache *cache)
+                   const char *file, enum mg_when groups)
 {
-    struct mg_compile_opts copts = {.groups = groups};
-    struct mg_mark at;
-    const char *source;
-    int parse_errors;
-
     mg_run_start(r, o, rep);
-    r->spec = mg_read_spec(r, file);
-    if (r->is_inventory)
-        return r->inv != NULL && r->diags.n_errors == 0;
-    if (!r->spec)
-        return 0;
-    /* A name from --name is blamed on --name, not on the spec's 'name:'. */
-    if (o->name) {
-        r->spec->name = o->name;
-        r->spec->name_at = (struct mg_mark){"--name", 0, 0};
-    }
-    /* A spec whose structure is broken is not checked further: its fields
-     * are not all there, and the errors so far say what to fix. */
-    parse_errors = r->diags.n_errors;
-
-    source = mg_inventory_source(r, &at, &r->inv_label);
-    r->inv = mg_inventory_load_cached(cache, &r->arena, &r->diags, source, at);
-    /* A single topology file is labelled by the path it was opened with;
-     * show it as written instead, so output does not depend on the
-     * working directory. */
-    if (r->inv && r->inv->n_topologies == 1 && r->inv->n_files == 1)
-        r->inv->topologies[0].label = mg_path_display(r->inv_label);
-    if (parse_errors)
-        return 0;
-    r->plan = mg_compile(&r->arena, &r->diags, r->spec, r->inv, &copts);
-    return r->plan != NULL;
+    r->groups = groups;
+    mg_run_load(r, file);
+    return mg_run_compile(r) == 0;
 }
-
 /* mg_load for the commands that need a mesh: an inventory file is refused
  * with a word on how to use it. */
 static int mg_load_mesh(struct mg_run *r, const struct mg_opts *o, struct mg_report *rep,
                         const char *file, enum mg_when groups)
 {
-    int ok = mg_load(r, o, rep, file, groups, NULL);
+    int ok = mg_load(r, o, rep, file, groups);
     if (r->is_inventory) {
         struct mg_mark at = {file, 0, 0};
         mg_error(&r->diags, MG_CHK_NOT_A_MESH, at,
@@ -321,9 +194,7 @@ static int mg_finish(struct mg_run *r, int ok)
      * written. */
     (void)mg_write_stream(r->opts->err, b.data, b.len);
     mg_buf_free(&b);
-    code = r->io_error || r->diags.io_errors ? MG_EXIT_USAGE
-           : ok && r->diags.n_errors == 0    ? MG_EXIT_OK
-                                             : MG_EXIT_INPUT;
+    code = mg_run_code(r, ok);
     mg_arena_free(&r->arena);
     return code;
 }
@@ -333,19 +204,15 @@ static int mg_finish(struct mg_run *r, int ok)
 static int mg_cmd_validate(const struct mg_opts *o, struct mg_report *rep, int n_files,
                            char *const *files)
 {
-    /* Specs that share an inventory share its load (issue 12: 1000 specs
-     * took 3.6 s reloading it, and hwloc's plugins, for each). */
-    struct mg_inv_cache *cache = mg_inv_cache_new();
     int i, worst = MG_EXIT_OK;
 
     for (i = 0; i < (o->mesh ? 1 : n_files); i++) {
         struct mg_run r;
-        int ok = mg_load(&r, o, rep, o->mesh ? NULL : files[i], MG_WHEN_NEVER, cache);
+        int ok = mg_load(&r, o, rep, o->mesh ? NULL : files[i], MG_WHEN_NEVER);
         int code = mg_finish(&r, ok);
         if (code > worst)
             worst = code;
     }
-    mg_inv_cache_free(cache);
     return worst;
 }
 
@@ -363,8 +230,8 @@ static void mg_stream_sink(void *ctx, const char *data, size_t len)
         s->error = errno ? errno : EIO;
 }
 
-/* The JSON is written as it is made (issue 12: at a million devices it is
- * 262 MiB, which one buffer held before), so memory is the model's. */
+/* The JSON is written as it is made, so memory is the model's: at a
+ * million devices the text is hundreds of MiB. */
 static int mg_cmd_resolve(const struct mg_opts *o, struct mg_report *rep, int n_files,
                           char *const *files)
 {
@@ -375,23 +242,13 @@ static int mg_cmd_resolve(const struct mg_opts *o, struct mg_report *rep, int n_
         struct mg_buf b;
         mg_buf_init(&b);
         mg_buf_stream(&b, mg_stream_sink, &s);
-        mg_emit_json(&b, r.plan);
+        mg_run_emit(&r, MG_EMIT_JSON, &b);
         mg_buf_flush(&b);
         mg_buf_free(&b);
         if (s.error)
             mg_write_failed(&r, "cannot write the output: %s", strerror(s.error));
     }
     return mg_finish(&r, ok);
-}
-
-/* The banner's inputs: the spec's file name and the inventory as the spec
- * (or --inventory) names it; never an absolute path, and nothing that
- * depends on the working directory. */
-static const char *mg_inputs_text(struct mg_run *r, const char *file)
-{
-    const char *spec =
-        r->opts->mesh ? mg_printf(&r->arena, "--mesh %s", r->opts->mesh) : mg_path_basename(file);
-    return mg_printf(&r->arena, "spec %s, inventory %s", spec, mg_path_display(r->inv_label));
 }
 
 /* <name>_mesh.h, <name>_mesh.c and the depfile, written together: none is
@@ -411,8 +268,8 @@ static void mg_write_generated(struct mg_run *r, const char *dir, const char *fi
     out[2].path = o->depfile;
     for (i = 0; i < 3; i++)
         mg_buf_init(&b[i]);
-    mg_emit_header(&b[0], r->plan, mg_inputs_text(r, file));
-    mg_emit_source(&b[1], r->plan, mg_inputs_text(r, file));
+    mg_run_emit(r, MG_EMIT_HEADER, &b[0]);
+    mg_run_emit(r, MG_EMIT_SOURCE, &b[1]);
     if (o->depfile) {
         prereqs = mg_alloc_array(&r->arena, (size_t)r->inv->n_files + 1, sizeof *prereqs);
         if (!o->mesh)
@@ -513,9 +370,6 @@ static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_fil
 {
     struct mg_run r;
     int ok = mg_load_mesh(&r, o, rep, n_files ? files[0] : NULL, MG_WHEN_NEVER);
-    /* main.c decides --color=auto from the terminal and the environment;
-     * a caller of the library gets colour when it asks for it. */
-    int color = o->color == MG_WHEN_ALWAYS;
     struct mg_buf b;
 
     struct mg_output svg = {o->svg_path, NULL, 0};
@@ -525,7 +379,7 @@ static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_fil
     if (!ok || (o->svg_path && mg_outputs_clash(&r, 1, &svg, &what)))
         return mg_finish(&r, ok);
     mg_buf_init(&b);
-    mg_emit_grid(&b, r.plan, color, o->color_by);
+    mg_run_emit(&r, MG_EMIT_GRID, &b);
     mg_output(&r, &b);
     /* The picture is written whatever became of the text: a reader of
      * stdout that went away (`| head`, an I/O error of the run) costs the
@@ -534,7 +388,7 @@ static int mg_cmd_show(const struct mg_opts *o, struct mg_report *rep, int n_fil
      * streams"). */
     if (o->svg_path) {
         b.len = 0;
-        mg_emit_svg(&b, r.plan, o->color_by);
+        mg_run_emit(&r, MG_EMIT_SVG, &b);
         svg.data = b.data;
         svg.len = b.len;
         mg_write_files(&r, 1, &svg, &what);
@@ -655,7 +509,14 @@ int mg_run_command(enum mg_command cmd, const struct mg_opts *o, int n_files, ch
 {
     struct mg_report *rep = mg_report_begin(o->format);
     struct mg_buf b;
+    /* Specs that share an inventory share its topology files: each is
+     * loaded once in the command, with hwloc's plugins, and a bad one is
+     * reported once, where it is first named. */
+    int held = mg_topology_cache_hold() == 0;
     int code = mg_commands[cmd](o, rep, n_files, files);
+
+    if (held)
+        mg_topology_cache_release();
 
     /* The JSON and SARIF documents, printed once for all the files. */
     mg_buf_init(&b);

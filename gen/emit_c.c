@@ -19,7 +19,7 @@
  * so they are the tables `meshgen env` hands the runtime. This file formats
  * and computes nothing; it never sees YAML.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -740,7 +740,8 @@ static void mg_mesh_struct(struct mg_buf *b, const struct meshgen_mesh *m)
     mg_println(b, ".n_hosts = %d,", m->n_hosts);
     mg_println(b, ".hosts = %s__hosts,", nm);
     mg_println(b, ".n_granules = %d,", m->n_granules);
-    /* Identity tables are left out: the runtime computes them (ABI 3). */
+    /* Identity tables are left out: the runtime computes them
+     * (docs/reference.md §3). */
     mg_table_field(b, m, "mesh_devices", m->mesh_devices);
     mg_table_field(b, m, "device_index", m->device_index);
     mg_println(b, ".process_mode = %s,", mg_word_c(&mg_process_words, m->process_mode));

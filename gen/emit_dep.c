@@ -2,12 +2,12 @@
  * The depfile emitter: a Make rule naming every input a run read, so build
  * systems (meshgen_add_mesh's add_custom_command DEPFILE, Ninja, Make)
  * re-run the generator when one changes. Names are escaped as GCC's -MD
- * writes them (<meshgen/escape.h>, MG_ESC_MAKE), and a name a Make rule
+ * writes them (escape.h, MG_ESC_MAKE), and a name a Make rule
  * cannot hold (a newline would start a rule of its own) is refused before
  * anything is written. It formats the names it is given and knows nothing
  * of where they came from.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* The first of names[0..n) that fmt refuses, with *why. */
 static const char *mg_dep_refused(enum mg_esc fmt, const char *const *names, int n,

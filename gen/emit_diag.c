@@ -114,31 +114,24 @@ static void mg_diag_github(struct mg_buf *b, const struct mg_diag *g)
 
 static void mg_json_mark(struct mg_json *j, struct mg_mark m)
 {
-    mg_json_key(j, "file");
-    mg_json_string_or_null(j, m.file);
-    mg_json_key(j, "line");
-    mg_json_int(j, m.line);
-    mg_json_key(j, "column");
-    mg_json_int(j, m.col);
+    mg_json_key_string_or_null(j, "file", m.file);
+    mg_json_key_int(j, "line", m.line);
+    mg_json_key_int(j, "column", m.col);
 }
 
 static void mg_diag_json(struct mg_json *j, const struct mg_diag *g)
 {
     mg_json_object(j, MG_JSON_INLINE);
-    mg_json_key(j, "severity");
-    mg_json_string(j, mg_word(&mg_severity_words, (int)g->severity));
-    mg_json_key(j, "check");
-    mg_json_string(j, g->check);
+    mg_json_key_string(j, "severity", mg_word(&mg_severity_words, (int)g->severity));
+    mg_json_key_string(j, "check", g->check);
     mg_json_mark(j, g->at);
-    mg_json_key(j, "message");
-    mg_json_string(j, g->message);
+    mg_json_key_string(j, "message", g->message);
     mg_json_key(j, "notes");
     mg_json_array(j, MG_JSON_INLINE);
     if (g->related.file) {
         mg_json_object(j, MG_JSON_INLINE);
         mg_json_mark(j, g->related);
-        mg_json_key(j, "message");
-        mg_json_string(j, mg_related_msg(g));
+        mg_json_key_string(j, "message", mg_related_msg(g));
         mg_json_end(j);
     }
     mg_json_end(j);
@@ -163,8 +156,7 @@ static void mg_sarif_message(struct mg_json *j, const char *text)
 {
     mg_json_key(j, "message");
     mg_json_object(j, MG_JSON_INLINE);
-    mg_json_key(j, "text");
-    mg_json_string(j, text);
+    mg_json_key_string(j, "text", text);
     mg_json_end(j);
 }
 
@@ -176,23 +168,19 @@ static void mg_sarif_location(struct mg_json *j, struct mg_mark m, int id, const
     mg_buf_init(&uri);
     mg_json_object(j, MG_JSON_INLINE);
     if (id >= 0) {
-        mg_json_key(j, "id");
-        mg_json_int(j, id);
+        mg_json_key_int(j, "id", id);
     }
     mg_json_key(j, "physicalLocation");
     mg_json_object(j, MG_JSON_INLINE);
     mg_json_key(j, "artifactLocation");
     mg_json_object(j, MG_JSON_INLINE);
-    mg_json_key(j, "uri");
-    mg_json_string(j, mg_sarif_uri(&uri, m.file));
+    mg_json_key_string(j, "uri", mg_sarif_uri(&uri, m.file));
     mg_json_end(j);
     if (m.line > 0) {
         mg_json_key(j, "region");
         mg_json_object(j, MG_JSON_INLINE);
-        mg_json_key(j, "startLine");
-        mg_json_int(j, m.line);
-        mg_json_key(j, "startColumn");
-        mg_json_int(j, m.col > 0 ? m.col : 1);
+        mg_json_key_int(j, "startLine", m.line);
+        mg_json_key_int(j, "startColumn", m.col > 0 ? m.col : 1);
         mg_json_end(j);
     }
     mg_json_end(j);
@@ -208,12 +196,10 @@ static void mg_diag_sarif(struct mg_report *r, const struct mg_diag *g)
     static const char *const levels[] = {"error", "warning", "note"};
 
     mg_json_object(j, MG_JSON_BLOCK);
-    mg_json_key(j, "ruleId");
-    mg_json_string(j, g->check);
+    mg_json_key_string(j, "ruleId", g->check);
     mg_json_key(j, "ruleIndex"); /* the rules are the registry, in its order */
     mg_json_int(j, (int)g->id);
-    mg_json_key(j, "level");
-    mg_json_string(j, levels[g->severity]);
+    mg_json_key_string(j, "level", levels[g->severity]);
     /* A location that names no file (an option) leads the message. */
     if (g->at.file && !mg_mark_is_file(g->at)) {
         struct mg_buf msg;
@@ -252,26 +238,21 @@ static void mg_sarif_tool(struct mg_report *r)
     mg_json_object(j, MG_JSON_BLOCK);
     mg_json_key(j, "driver");
     mg_json_object(j, MG_JSON_BLOCK);
-    mg_json_key(j, "name");
-    mg_json_string(j, "meshgen");
-    mg_json_key(j, "version");
-    mg_json_string(j, MESHGEN_VERSION_STRING);
+    mg_json_key_string(j, "name", "meshgen");
+    mg_json_key_string(j, "version", MESHGEN_VERSION_STRING);
     mg_json_key(j, "rules");
     mg_json_array(j, MG_JSON_BLOCK);
     for (i = 0; i < mg_check_count(); i++) {
         const struct mg_check_info *c = mg_check_info((enum mg_check_id)i);
         mg_json_object(j, MG_JSON_INLINE);
-        mg_json_key(j, "id");
-        mg_json_string(j, c->name);
+        mg_json_key_string(j, "id", c->name);
         mg_json_key(j, "shortDescription");
         mg_json_object(j, MG_JSON_INLINE);
-        mg_json_key(j, "text");
-        mg_json_string(j, c->doc);
+        mg_json_key_string(j, "text", c->doc);
         mg_json_end(j);
         mg_json_key(j, "defaultConfiguration");
         mg_json_object(j, MG_JSON_INLINE);
-        mg_json_key(j, "level");
-        mg_json_string(j, levels[c->severity]);
+        mg_json_key_string(j, "level", levels[c->severity]);
         mg_json_end(j);
         mg_json_end(j);
     }
@@ -291,8 +272,7 @@ static void mg_sarif_invocation(struct mg_report *r, int exit_code)
     /* Wrong inputs are results; only a usage or I/O error stops the tool. */
     mg_json_key(j, "executionSuccessful");
     mg_json_bool(j, exit_code != MG_EXIT_USAGE);
-    mg_json_key(j, "exitCode");
-    mg_json_int(j, exit_code);
+    mg_json_key_int(j, "exitCode", exit_code);
     if (r->dropped) {
         struct mg_buf msg;
         mg_buf_init(&msg);
@@ -300,8 +280,7 @@ static void mg_sarif_invocation(struct mg_report *r, int exit_code)
         mg_json_key(j, "toolExecutionNotifications");
         mg_json_array(j, MG_JSON_INLINE);
         mg_json_object(j, MG_JSON_INLINE);
-        mg_json_key(j, "level");
-        mg_json_string(j, "note");
+        mg_json_key_string(j, "level", "note");
         mg_sarif_message(j, msg.data);
         mg_json_end(j);
         mg_json_end(j);
@@ -326,22 +305,18 @@ struct mg_report *mg_report_begin(enum mg_diag_format fmt)
     mg_json_init(j, &r->doc);
     if (fmt == MG_FORMAT_JSON) {
         mg_json_object(j, MG_JSON_BLOCK);
-        mg_json_key(j, "meshgen-diagnostics");
-        mg_json_int(j, 1);
+        mg_json_key_int(j, "meshgen-diagnostics", 1);
         mg_json_key(j, "diagnostics");
         mg_json_array(j, MG_JSON_BLOCK);
     } else if (fmt == MG_FORMAT_SARIF) {
         mg_json_object(j, MG_JSON_BLOCK);
-        mg_json_key(j, "$schema");
-        mg_json_string(j, MG_SARIF_SCHEMA);
-        mg_json_key(j, "version");
-        mg_json_string(j, "2.1.0");
+        mg_json_key_string(j, "$schema", MG_SARIF_SCHEMA);
+        mg_json_key_string(j, "version", "2.1.0");
         mg_json_key(j, "runs");
         mg_json_array(j, MG_JSON_BLOCK);
         mg_json_object(j, MG_JSON_BLOCK);
         /* Columns count Unicode code points (docs/reference.md). */
-        mg_json_key(j, "columnKind");
-        mg_json_string(j, "unicodeCodePoints");
+        mg_json_key_string(j, "columnKind", "unicodeCodePoints");
         mg_json_key(j, "results");
         mg_json_array(j, MG_JSON_BLOCK);
     }
@@ -378,14 +353,10 @@ void mg_report_end(struct mg_report *r, struct mg_buf *out, int exit_code)
 
     if (r->format == MG_FORMAT_JSON) {
         mg_json_end(j); /* diagnostics */
-        mg_json_key(j, "errors");
-        mg_json_int(j, r->n_errors);
-        mg_json_key(j, "warnings");
-        mg_json_int(j, r->n_warnings);
-        mg_json_key(j, "not_shown");
-        mg_json_int(j, r->dropped);
-        mg_json_key(j, "exit");
-        mg_json_int(j, exit_code);
+        mg_json_key_int(j, "errors", r->n_errors);
+        mg_json_key_int(j, "warnings", r->n_warnings);
+        mg_json_key_int(j, "not_shown", r->dropped);
+        mg_json_key_int(j, "exit", exit_code);
         mg_json_end(j);
     } else if (r->format == MG_FORMAT_SARIF) {
         mg_json_end(j); /* results */

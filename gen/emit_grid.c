@@ -201,22 +201,16 @@ static void mg_grid_runs(struct mg_grid_keys *k, const struct mg_plan *p, int *n
     }
 }
 
-struct mg_grid_named {
-    const char *name;
-    int key;
-};
-
 static int mg_grid_by_name(const void *x, const void *y)
 {
-    const struct mg_grid_named *a = x, *b = y;
-    int c = mg_natural_cmp(a->name, b->name);
-    return c ? c : a->key - b->key;
+    const struct mg_named *a = x, *b = y;
+    return mg_named_order(mg_natural_cmp(a->name, b->name), a, b);
 }
 
 /* The legend's order: keys by name; runs as they come (process order). */
 static void mg_grid_order(struct mg_grid_keys *k)
 {
-    struct mg_grid_named *t = malloc((size_t)k->n * sizeof *t);
+    struct mg_named *t = malloc((size_t)k->n * sizeof *t);
     int i;
 
     k->order = malloc((size_t)k->n * sizeof *k->order);
@@ -224,12 +218,12 @@ static void mg_grid_order(struct mg_grid_keys *k)
         mg_oom();
     for (i = 0; i < k->n; i++) {
         t[i].name = k->names[i];
-        t[i].key = i;
+        t[i].index = (size_t)i;
     }
     if (!k->runs)
         qsort(t, (size_t)k->n, sizeof *t, mg_grid_by_name);
     for (i = 0; i < k->n; i++)
-        k->order[i] = t[i].key;
+        k->order[i] = (int)t[i].index;
     free(t);
 }
 

@@ -6,7 +6,7 @@
 #ifndef MG_EMIT_GRID_H
 #define MG_EMIT_GRID_H
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* Rows: all axes but the last, row-major; columns: the last axis. */
 void mg_grid_shape(const struct mg_plan *p, int *rows, int *cols);

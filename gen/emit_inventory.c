@@ -5,7 +5,7 @@
  * closeness matrix, its NUMA nodes and packages. It formats a loaded
  * inventory and knows nothing of hwloc, files or meshes.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* The most GPUs whose closeness is printed as a matrix: past it the matrix
  * (n x n numbers) would be most of the output and of the time, and no one

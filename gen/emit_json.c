@@ -21,16 +21,11 @@ static void mg_json_axes(struct mg_json *j, const struct mg_plan *p)
     mg_json_array(j, MG_JSON_ALIGNED);
     for (i = 0; i < p->n_axes; i++) {
         mg_json_object(j, MG_JSON_INLINE);
-        mg_json_key(j, "name");
-        mg_json_string(j, p->axis_names[i]);
-        mg_json_key(j, "size");
-        mg_json_int(j, p->size[i]);
-        mg_json_key(j, "ici");
-        mg_json_int(j, p->ici[i]);
-        mg_json_key(j, "dcn");
-        mg_json_int(j, p->dcn[i]);
-        mg_json_key(j, "type");
-        mg_json_string(j, mg_word(&mg_axis_type_words, p->types[i]));
+        mg_json_key_string(j, "name", p->axis_names[i]);
+        mg_json_key_int(j, "size", p->size[i]);
+        mg_json_key_int(j, "ici", p->ici[i]);
+        mg_json_key_int(j, "dcn", p->dcn[i]);
+        mg_json_key_string(j, "type", mg_word(&mg_axis_type_words, p->types[i]));
         mg_json_end(j);
     }
     mg_json_end(j);
@@ -40,10 +35,8 @@ static void mg_json_score(struct mg_json *j, const struct mg_plan *p)
 {
     mg_json_key(j, "score");
     mg_json_object(j, MG_JSON_INLINE);
-    mg_json_key(j, "assignment");
-    mg_json_int(j, p->score);
-    mg_json_key(j, "inventory_order");
-    mg_json_int(j, p->score_inventory);
+    mg_json_key_int(j, "assignment", p->score);
+    mg_json_key_int(j, "inventory_order", p->score_inventory);
     mg_json_end(j);
 }
 
@@ -99,12 +92,9 @@ static void mg_json_device_row(struct mg_json_tpl *row, const struct mg_plan *p,
     mg_json_hole(j, MG_JSON_HOLE_INT);
     mg_json_key(j, "host");
     mg_json_hole(j, MG_JSON_HOLE_INT);
-    mg_json_key(j, "local");
-    mg_json_int(j, local);
-    mg_json_key(j, "kind");
-    mg_json_string(j, mg_kind_name(p->kind));
-    mg_json_key(j, "pci");
-    mg_json_string_or_null(j, info->pci);
+    mg_json_key_int(j, "local", local);
+    mg_json_key_string(j, "kind", mg_kind_name(p->kind));
+    mg_json_key_string_or_null(j, "pci", info->pci);
     /* GPUs only, as os_index is CPU objects' and coords TPU devices'. */
     if (p->kind == MG_KIND_GPU) {
         mg_json_key(j, "vendor_id");
@@ -113,27 +103,21 @@ static void mg_json_device_row(struct mg_json_tpl *row, const struct mg_plan *p,
         else
             mg_json_null(j);
     }
-    mg_json_key(j, "vendor");
-    mg_json_string_or_null(j, info->vendor);
-    mg_json_key(j, "model");
-    mg_json_string_or_null(j, info->model);
-    mg_json_key(j, "uuid");
-    mg_json_string_or_null(j, info->uuid);
+    mg_json_key_string_or_null(j, "vendor", info->vendor);
+    mg_json_key_string_or_null(j, "model", info->model);
+    mg_json_key_string_or_null(j, "uuid", info->uuid);
     if (info->os_index >= 0) {
-        mg_json_key(j, "os_index");
-        mg_json_int(j, info->os_index);
+        mg_json_key_int(j, "os_index", info->os_index);
     }
     mg_json_key(j, "numa");
     if (info->numa >= 0)
         mg_json_int(j, info->numa);
     else
         mg_json_null(j);
-    mg_json_key(j, "cpuset");
-    mg_json_string_or_null(j, info->cpuset);
+    mg_json_key_string_or_null(j, "cpuset", info->cpuset);
     if (p->kind == MG_KIND_TPU) {
         mg_json_ints(j, "coords", info->coords, 3);
-        mg_json_key(j, "core_on_chip");
-        mg_json_int(j, info->core_on_chip);
+        mg_json_key_int(j, "core_on_chip", info->core_on_chip);
     }
     mg_json_end(j);
     mg_json_record_end(j);
@@ -220,8 +204,7 @@ static void mg_json_tpu(struct mg_json *j, const struct mg_plan *p)
 
     mg_json_key(j, "tpu");
     mg_json_object(j, MG_JSON_INLINE);
-    mg_json_key(j, "method");
-    mg_json_string(j, mg_word(&mg_tpu_method_words, (int)r->method));
+    mg_json_key_string(j, "method", mg_word(&mg_tpu_method_words, (int)r->method));
     if (r->method != MG_TPU_HANDLER) {
         mg_json_int64s(j, "physical_shape", r->physical_shape, r->n_physical);
         mg_json_key(j, "assignment");

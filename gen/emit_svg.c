@@ -10,7 +10,7 @@
  * 64 x 64 blocks of positions, each coloured by its first position's key
  * (paler when it holds several) with a tooltip naming its rows, columns,
  * first and last device and hosts: a million devices give a picture of
- * about 130 KB, not hundreds of megabytes (issue 12). A TPU mesh goes on
+ * about 130 KB, not hundreds of megabytes. A TPU mesh goes on
  * below the grid with its physical view (docs/tpu.md §5): each slice's
  * chips at their (x, y, z), one x-y plane per z side by side, coloured by
  * the same keys and labelled with their devices' mesh coordinates, with
@@ -64,7 +64,7 @@ struct mg_svg {
 };
 
 /* Text content or an attribute value, escaped by the one escaper
- * (<meshgen/escape.h>, MG_ESC_XML): what XML 1.0 cannot hold as '?', and
+ * (escape.h, MG_ESC_XML): what XML 1.0 cannot hold as '?', and
  * bytes that are not UTF-8 as U+FFFD, so the picture always parses. */
 static void mg_svg_text(struct mg_buf *b, const char *s)
 {

@@ -1,12 +1,12 @@
 /*
- * The one escaper (<meshgen/escape.h>): a string is read as UTF-8, one
+ * The one escaper (escape.h): a string is read as UTF-8, one
  * character (or one byte that is not UTF-8) at a time, and each is written
  * as its format needs it: plain ASCII runs at once, everything else through
  * the format's writer in a table indexed by enum mg_esc. Make's names are
  * the exception, as their escapes depend on the characters around them.
  * It knows the formats and nothing of what the strings are.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include <string.h>
 
@@ -330,6 +330,27 @@ int mg_escape_cut(struct mg_buf *b, enum mg_esc fmt, const char *s, size_t head,
     mg_buf_puts(b, "...");
     mg_esc_run(b, fmt, s + t, len - t);
     return 0;
+}
+
+long mg_first_control(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+    unsigned cp;
+    size_t n;
+
+    for (; p < end; p += n ? n : 1) {
+        n = mg_utf8_seq(p, end, &cp);
+        if (!n)
+            cp = *p;
+        if (mg_is_control(cp))
+            return (long)cp;
+    }
+    return -1;
+}
+
+void mg_echo(struct mg_buf *b, const char *s, size_t max)
+{
+    mg_escape_cut(b, MG_ESC_TEXT, s, max, 0);
 }
 
 int mg_escape(struct mg_buf *b, enum mg_esc fmt, const char *s)

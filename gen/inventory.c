@@ -63,7 +63,6 @@ struct mg_topo_slot {
 };
 
 struct mg_inv_ctx {
-    struct mg_inv_cache *cache; /* NULL: load every topology */
     struct mg_arena *a;
     struct mg_diags *d;
     const char *dir; /* of the inventory file */
@@ -79,21 +78,14 @@ struct mg_inv_ctx {
     int64_t tpu_devices; /* in the TPU groups so far */
     int64_t devices;     /* hosts x their most numerous kind, up to here */
     int refused;         /* inventory-device-count: read no further */
+    int lost;            /* a topology failed to load: the inventory did too */
 };
 
 /* ---- topologies ---------------------------------------------------------------- */
 
-static int mg_load_topology(struct mg_inv_cache *cache, struct mg_arena *a, struct mg_diags *d,
-                            const char *source, const char *label, struct mg_mark at,
-                            struct mg_topology *t, const char **host_name);
-
-/* FNV-1a: the keys are short and few; anything uniform will do. */
 static size_t mg_key_hash(const char *s)
 {
-    uint64_t h = 14695981039346656037u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return (size_t)h;
+    return (size_t)mg_hash(s, strlen(s));
 }
 
 static struct mg_topo_slot *mg_topo_slot(struct mg_inv_ctx *c, const char *key)
@@ -195,9 +187,12 @@ static int mg_topology_index(struct mg_inv_ctx *c, const struct mg_node *n, cons
         return -1;
     }
     memset(&t, 0, sizeof t);
-    if (mg_load_topology(c->cache, c->a, c->d, source, synth ? source : value, n->mark, &t, NULL) !=
-        0)
+    /* A file the command loaded before, and that failed then, fails
+     * without a word here: the error was said where it was first named. */
+    if (mg_topology_open(c->a, c->d, source, synth ? source : value, n->mark, &t, NULL) != 0) {
+        c->lost = 1;
         return -1;
+    }
     slot->index = c->inv->n_topologies;
     c->topo_at[slot->index] = n->mark;
     c->topo_where[slot->index] = where;
@@ -294,23 +289,6 @@ static void mg_group_topology(struct mg_inv_ctx *c, struct mg_group *g, const st
         g->topology = mg_topology_index(c, n, value, synth != NULL, where);
 }
 
-/* The topology's own copy of its device lists, which a load kept for the
- * whole call (mg_inv_cache) shares with every inventory that names the
- * file: a template's changes stay this inventory's. */
-static void mg_own_devices(struct mg_arena *a, struct mg_topology *t)
-{
-    int k;
-
-    for (k = 0; k < MG_N_KINDS; k++) {
-        struct mg_devinfo *copy;
-        if (t->n[k] <= 0 || !t->devs[k])
-            continue;
-        copy = mg_alloc_array(a, (size_t)t->n[k], sizeof *copy);
-        memcpy(copy, t->devs[k], (size_t)t->n[k] * sizeof *copy);
-        t->devs[k] = copy;
-    }
-}
-
 /* A topology that more than one host names is a template, not any one
  * host's snapshot: the fields of the machine it was exported from (GPU
  * UUIDs) are left out, so that no host is given another's GPUs by UUID,
@@ -328,8 +306,7 @@ static void mg_templates(struct mg_inv_ctx *c)
         int cleared;
         if (users[t] < 2)
             continue;
-        mg_own_devices(c->a, &inv->topologies[t]);
-        cleared = mg_topology_make_template(&inv->topologies[t]);
+        cleared = mg_topology_template(&inv->topologies[t]);
         if (cleared)
             mg_warning(c->d, MG_CHK_INVENTORY_TEMPLATE, c->topo_at[t],
                        "%s: %s is shared by %d hosts, so it is a template: its %d GPU UUIDs "
@@ -550,25 +527,22 @@ static void mg_group_slice(struct mg_inv_ctx *c, struct mg_group *g, const struc
 {
     const unsigned char *s;
     size_t chars = 0;
+    long cp;
 
     g->slice_at = node->mark;
     mg_get_string(c->d, node, mg_printf(c->a, "%s.slice", where), -1, &g->slice);
     if (!g->slice)
         return;
-    for (s = (const unsigned char *)g->slice; *s; s++) {
-        /* C1 controls too (U+0080-U+009F, UTF-8 C2 80-C2 9F): a terminal
-         * takes U+009B for the start of a control sequence, as ESC '['. */
-        unsigned cp = s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F ? s[1] : *s;
-        if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
-            mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
-                     "%s.slice: found the control character #x%02X in %s, expected a name of "
-                     "printable characters",
-                     where, cp, mg_show(c->a, g->slice));
-            g->slice = NULL;
-            return;
-        }
-        chars += (*s & 0xC0) != 0x80;
+    if ((cp = mg_first_control(g->slice)) >= 0) {
+        mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
+                 "%s.slice: found the control character #x%02lX in %s, expected a name of "
+                 "printable characters",
+                 where, cp, mg_show(c->a, g->slice));
+        g->slice = NULL;
+        return;
     }
+    for (s = (const unsigned char *)g->slice; *s; s++)
+        chars += (*s & 0xC0) != 0x80;
     if (chars == 0)
         mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
                  "%s.slice: found an empty string, expected the slice's name (or no 'slice' "
@@ -591,8 +565,8 @@ struct mg_slice_seen {
 
 /* A TPU slice is one host group: no other group may name its slice. Each
  * group is compared with the first earlier group of its slice (the first
- * TPU one, when it is not one itself) by a table of slices: a pod's
- * thousands of groups, each pair compared, took minutes. */
+ * TPU one, when it is not one itself) by a table of slices, so a pod's
+ * thousands of groups cost time linear in them, not a comparison a pair. */
 static void mg_check_tpu_slices(struct mg_inv_ctx *c, const struct mg_group *groups, size_t n)
 {
     size_t i, j, size = 16, mask;
@@ -743,18 +717,10 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
         mg_count_devices(c, g, mg_topology_devices(&c->inv->topologies[g->topology]), where);
 }
 
-struct mg_hostref {
-    const char *name;
-    int host;
-};
-
-static int mg_hostref_cmp(const void *x, const void *y)
+static int mg_host_cmp(const void *x, const void *y)
 {
-    const struct mg_hostref *p = x, *q = y;
-    int r = meshgen__host_name_cmp(p->name, q->name);
-    if (r)
-        return r;
-    return (p->host > q->host) - (p->host < q->host);
+    const struct mg_named *p = x, *q = y;
+    return mg_named_order(meshgen__host_name_cmp(p->name, q->name), p, q);
 }
 
 /* Host names are unique across the file. One error per group that repeats
@@ -765,7 +731,7 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
                                   size_t n_groups, const int *host_group)
 {
     const struct mg_inventory *inv = c->inv;
-    struct mg_hostref *refs = mg_alloc_array(c->a, (size_t)inv->n_hosts, sizeof *refs);
+    struct mg_named *refs = mg_alloc_array(c->a, (size_t)inv->n_hosts, sizeof *refs);
     int *dups = mg_alloc_array(c->a, n_groups, sizeof *dups);
     int *dup_host = mg_alloc_array(c->a, n_groups, sizeof *dup_host);
     int *dup_first = mg_alloc_array(c->a, n_groups, sizeof *dup_first);
@@ -774,11 +740,11 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
 
     for (i = 0; i < inv->n_hosts; i++) {
         refs[i].name = inv->hosts[i].name;
-        refs[i].host = i;
+        refs[i].index = (size_t)i;
     }
-    mg_sort_unless_sorted(refs, (size_t)inv->n_hosts, sizeof *refs, mg_hostref_cmp);
+    mg_sort_unless_sorted(refs, (size_t)inv->n_hosts, sizeof *refs, mg_host_cmp);
     for (i = 0; i < inv->n_hosts; i++) {
-        int host = refs[i].host, grp;
+        int host = (int)refs[i].index, grp;
         /* One host whatever the case of its letters, as the runtime
          * matches names (runtime/host.h). */
         if (i == 0 || meshgen__host_name_cmp(refs[i].name, refs[run].name) != 0) {
@@ -789,7 +755,7 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
         grp = host_group[host];
         if (dups[grp]++ == 0 || host < dup_host[grp]) {
             dup_host[grp] = host;
-            dup_first[grp] = refs[run].host;
+            dup_first[grp] = (int)refs[run].index;
         }
     }
     for (g = 0; g < n_groups; g++) {
@@ -877,9 +843,8 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
     mg_templates(c);
 }
 
-static struct mg_inventory *mg_inventory_read(struct mg_inv_cache *cache, struct mg_arena *a,
-                                              struct mg_diags *d, const char *path,
-                                              const struct mg_node *root)
+static struct mg_inventory *mg_inventory_read(struct mg_arena *a, struct mg_diags *d,
+                                              const char *path, const struct mg_node *root)
 {
     int errors = d->n_errors;
     struct mg_inv_ctx c;
@@ -894,7 +859,6 @@ static struct mg_inventory *mg_inventory_read(struct mg_inv_cache *cache, struct
         return NULL;
 
     memset(&c, 0, sizeof c);
-    c.cache = cache;
     c.a = a;
     c.d = d;
     path = mg_strdup(a, path);
@@ -911,25 +875,24 @@ static struct mg_inventory *mg_inventory_read(struct mg_inv_cache *cache, struct
     if (v[MG_IK_HOSTS]) {
         /* hwloc loads its plugins with the first topology and unloads them
          * with the last: held across the file, distinct topologies pay
-         * for them once (20 DGX-2 files: 0.10 s -> 0.04 s here). */
+         * for them once. */
         int held = mg_topology_hold() == 0;
         mg_read_hosts(&c, v[MG_IK_HOSTS]);
         if (held)
             mg_topology_release();
     }
-    return d->n_errors > errors ? NULL : c.inv;
+    return d->n_errors > errors || c.lost ? NULL : c.inv;
 }
 
 struct mg_inventory *mg_inventory_from_node(struct mg_arena *a, struct mg_diags *d,
                                             const char *path, const struct mg_node *root)
 {
-    return mg_inventory_read(NULL, a, d, path, root);
+    return mg_inventory_read(a, d, path, root);
 }
 
 /* An inventory YAML file; path as it should be opened. */
-static struct mg_inventory *mg_inventory_file(struct mg_inv_cache *cache, struct mg_arena *a,
-                                              struct mg_diags *d, const char *path,
-                                              struct mg_mark at)
+static struct mg_inventory *mg_inventory_file(struct mg_arena *a, struct mg_diags *d,
+                                              const char *path, struct mg_mark at)
 {
     const struct mg_node *root;
     size_t len;
@@ -943,19 +906,18 @@ static struct mg_inventory *mg_inventory_file(struct mg_inv_cache *cache, struct
     /* The loader has already said why there is no tree. */
     if (!root)
         return NULL;
-    return mg_inventory_read(cache, a, d, path, root);
+    return mg_inventory_read(a, d, path, root);
 }
 
 /* One topology source as an inventory of one host. */
-static struct mg_inventory *mg_inventory_single(struct mg_inv_cache *cache, struct mg_arena *a,
-                                                struct mg_diags *d, const char *source,
-                                                struct mg_mark at)
+static struct mg_inventory *mg_inventory_single(struct mg_arena *a, struct mg_diags *d,
+                                                const char *source, struct mg_mark at)
 {
     struct mg_inventory *inv;
     struct mg_topology t;
     const char *host;
 
-    if (mg_load_topology(cache, a, d, source, source, at, &t, &host) != 0)
+    if (mg_topology_open(a, d, source, source, at, &t, &host) != 0)
         return NULL;
     inv = mg_alloc(a, sizeof *inv);
     inv->source = mg_strdup(a, source);
@@ -975,214 +937,14 @@ static struct mg_inventory *mg_inventory_single(struct mg_inv_cache *cache, stru
     return inv;
 }
 
-/* ---- loading, once per call ------------------------------------------------------ */
-
-/* One thing kept for the rest of the call: an inventory or a topology (with
- * the host name a topology source gives). */
-struct mg_cached {
-    struct mg_cached *next;
-    const char *key;
-    struct mg_diags diags; /* what the load reported, for every run */
-    struct mg_mark at;     /* where the first load was asked for (a copy) */
-    const char *label;     /* a topology's label at its first load (a copy) */
-    struct mg_inventory *inv;
-    int rc; /* the topology's load: 0 or -1 */
-    struct mg_topology topo;
-    const char *host_name;
-};
-
-struct mg_inv_cache {
-    struct mg_arena arena; /* everything kept, freed with the cache */
-    struct mg_cached *items;
-    int hold; /* topology.c keeps hwloc's components loaded */
-};
-
-struct mg_inv_cache *mg_inv_cache_new(void)
+struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, const char *source,
+                                       struct mg_mark at)
 {
-    struct mg_inv_cache *c = calloc(1, sizeof *c);
-
-    if (!c)
-        mg_oom();
-    mg_arena_init(&c->arena);
-    c->hold = mg_topology_hold() == 0;
-    return c;
-}
-
-void mg_inv_cache_free(struct mg_inv_cache *c)
-{
-    if (!c)
-        return;
-    if (c->hold)
-        mg_topology_release();
-    mg_arena_free(&c->arena);
-    free(c);
-}
-
-/* The key a source is kept under, or NULL when it is not kept: a file by
- * its device and inode and (for an inventory, whose diagnostics name it)
- * the path it is opened by; a synthetic description by its text. This
- * machine is discovered each time. */
-static const char *mg_cache_key(struct mg_inv_cache *c, const char *kind, const char *source,
-                                int with_path)
-{
-    struct mg_file_id id;
-
-    switch (mg_source_kind(source)) {
-    case MG_SOURCE_LIVE: return NULL;
-    case MG_SOURCE_SYNTHETIC: return mg_printf(&c->arena, "%s %s", kind, source);
-    case MG_SOURCE_XML:
-    case MG_SOURCE_INVENTORY: break;
-    }
-    if (mg_file_identity(source, &id) != 0)
-        return NULL;
-    return mg_printf(&c->arena, "%s file:%ju:%ju%s%s", kind, id.dev, id.ino, with_path ? ":" : "",
-                     with_path ? source : "");
-}
-
-static struct mg_cached *mg_cache_find(struct mg_inv_cache *c, const char *key)
-{
-    struct mg_cached *e;
-    for (e = c->items; e; e = e->next)
-        if (strcmp(e->key, key) == 0)
-            return e;
-    return NULL;
-}
-
-static struct mg_cached *mg_cache_add(struct mg_inv_cache *c, const char *key)
-{
-    struct mg_cached *e = mg_alloc(&c->arena, sizeof *e);
-    e->key = key;
-    e->next = c->items;
-    c->items = e;
-    return e;
-}
-
-static int mg_same_mark(struct mg_mark x, struct mg_mark y)
-{
-    return x.line == y.line && x.col == y.col &&
-           (x.file == y.file || (x.file && y.file && strcmp(x.file, y.file) == 0));
-}
-
-/* The mark a kept load is made at: its file name copied into the cache,
- * which outlives the run that asked (whose arena holds the name). */
-static struct mg_mark mg_keep_mark(struct mg_inv_cache *c, struct mg_mark at)
-{
-    if (at.file)
-        at.file = mg_strdup(&c->arena, at.file);
-    return at;
-}
-
-/* Reports again what a kept load reported; what it said at the first
- * loader's mark (a spec's 'inventory:') is said at this loader's. */
-static void mg_cache_replay(struct mg_diags *d, const struct mg_cached *e, struct mg_mark at)
-{
-    int i, first = d->n;
-
-    mg_diags_append(d, &e->diags);
-    for (i = first; i < d->n; i++) {
-        if (mg_same_mark(d->items[i].at, e->at))
-            d->items[i].at = at;
-        if (d->items[i].related.file && mg_same_mark(d->items[i].related, e->at))
-            d->items[i].related = at;
-    }
-}
-
-/* mg_topology_load, once per distinct source and call. What the load
- * reported (a template note, an error) is kept with it and reported again
- * to every run that loads it from the same place under the same label;
- * from another, a load that reported anything is made again, so that its
- * messages name that place and label (two inventories may name one file
- * differently). */
-static int mg_load_topology(struct mg_inv_cache *cache, struct mg_arena *a, struct mg_diags *d,
-                            const char *source, const char *label, struct mg_mark at,
-                            struct mg_topology *t, const char **host_name)
-{
-    /* The host name of a file without a HostName is its base name: one
-     * file under two names is then two hosts. */
-    const char *key = cache ? mg_cache_key(cache, "topology", source, host_name != NULL) : NULL;
-    struct mg_cached *e = key ? mg_cache_find(cache, key) : NULL;
-
-    if (e && e->diags.n && (!mg_same_mark(e->at, at) || strcmp(e->label, label) != 0))
-        key = NULL;
-    if (!key)
-        return mg_topology_load(a, d, source, label, at, t, host_name);
-    if (!e) {
-        e = mg_cache_add(cache, key);
-        mg_diags_init(&e->diags, &cache->arena);
-        e->at = mg_keep_mark(cache, at);
-        e->label = mg_strdup(&cache->arena, label);
-        e->rc = mg_topology_load(&cache->arena, &e->diags, source, e->label, e->at, &e->topo,
-                                 &e->host_name);
-    }
-    mg_diags_append(d, &e->diags);
-    if (e->rc != 0)
-        return -1;
-    *t = e->topo;
-    t->label = mg_strdup(a, label);
-    if (host_name)
-        *host_name = e->host_name;
-    return 0;
-}
-
-/* A copy of a kept inventory that the run may change (the driver labels a
- * single topology as the spec wrote it): the struct and its topologies;
- * hosts and devices are shared and read-only. */
-static struct mg_inventory *mg_inventory_copy(struct mg_arena *a, const struct mg_inventory *inv)
-{
-    struct mg_inventory *copy = mg_alloc(a, sizeof *copy);
-
-    *copy = *inv;
-    copy->topologies = mg_alloc_array(a, (size_t)inv->n_topologies, sizeof *copy->topologies);
-    memcpy(copy->topologies, inv->topologies, (size_t)inv->n_topologies * sizeof *inv->topologies);
-    return copy;
-}
-
-struct mg_inventory *mg_inventory_load_cached(struct mg_inv_cache *cache, struct mg_arena *a,
-                                              struct mg_diags *d, const char *source,
-                                              struct mg_mark at)
-{
-    const char *key;
-    struct mg_cached *e;
-    struct mg_inventory *copy;
-
     if (!source || !*source) {
         mg_error(d, MG_CHK_INVENTORY_LOAD, at, "empty inventory source");
         return NULL;
     }
-    key = cache ? mg_cache_key(cache, "inventory", source, 1) : NULL;
-    if (!key) {
-        if (mg_source_kind(source) == MG_SOURCE_INVENTORY)
-            return mg_inventory_file(cache, a, d, source, at);
-        return mg_inventory_single(cache, a, d, source, at);
-    }
-    e = mg_cache_find(cache, key);
-    if (!e) {
-        /* Kept, in the cache's arena, with what its load reported. */
-        e = mg_cache_add(cache, key);
-        mg_diags_init(&e->diags, &cache->arena);
-        e->at = mg_keep_mark(cache, at);
-        if (mg_source_kind(source) == MG_SOURCE_INVENTORY)
-            e->inv = mg_inventory_file(cache, &cache->arena, &e->diags, source, e->at);
-        else
-            e->inv = mg_inventory_single(cache, &cache->arena, &e->diags, source, e->at);
-    }
-    mg_cache_replay(d, e, at);
-    if (!e->inv)
-        return NULL;
-    copy = mg_inventory_copy(a, e->inv);
-    /* A topology source's one host is blamed where this run names it, not
-     * where the first run did. */
-    if (copy->n_hosts == 1 && mg_same_mark(copy->hosts[0].at, e->at)) {
-        struct mg_host *host = mg_alloc(a, sizeof *host);
-        *host = copy->hosts[0];
-        host->at = at;
-        copy->hosts = host;
-    }
-    return copy;
-}
-
-struct mg_inventory *mg_inventory_load(struct mg_arena *a, struct mg_diags *d, const char *source,
-                                       struct mg_mark at)
-{
-    return mg_inventory_load_cached(NULL, a, d, source, at);
+    if (mg_source_kind(source) == MG_SOURCE_INVENTORY)
+        return mg_inventory_file(a, d, source, at);
+    return mg_inventory_single(a, d, source, at);
 }

@@ -7,7 +7,7 @@
 #ifndef MG_IO_H
 #define MG_IO_H
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* The kinds of input the bounded reader knows, each with its size limit and
  * check names (docs/reference.md, "Checks"). */

@@ -100,7 +100,7 @@ void mg_json_end(struct mg_json *j)
     mg_buf_put(j->b, &f->close, 1);
 }
 
-/* A string in quotes, escaped by the one escaper (<meshgen/escape.h>):
+/* A string in quotes, escaped by the one escaper (escape.h):
  * valid UTF-8 whatever bytes s holds. */
 static void mg_json_quoted(struct mg_buf *b, const char *s)
 {
@@ -179,6 +179,24 @@ void mg_json_string_or_null(struct mg_json *j, const char *s)
         mg_json_string(j, s);
     else
         mg_json_null(j);
+}
+
+void mg_json_key_int(struct mg_json *j, const char *key, int64_t v)
+{
+    mg_json_key(j, key);
+    mg_json_int(j, v);
+}
+
+void mg_json_key_string(struct mg_json *j, const char *key, const char *s)
+{
+    mg_json_key(j, key);
+    mg_json_string(j, s);
+}
+
+void mg_json_key_string_or_null(struct mg_json *j, const char *key, const char *s)
+{
+    mg_json_key(j, key);
+    mg_json_string_or_null(j, s);
 }
 
 void mg_json_record(struct mg_json *j, struct mg_json_tpl *t)

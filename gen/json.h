@@ -9,7 +9,7 @@
 #ifndef MG_JSON_H
 #define MG_JSON_H
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* How a container places its members. */
 enum mg_json_layout {
@@ -90,6 +90,11 @@ void mg_json_string(struct mg_json *j, const char *s);
 void mg_json_string_or_null(struct mg_json *j, const char *s);
 /* An inline array of n ints. */
 void mg_json_int_array(struct mg_json *j, const int *v, size_t n);
+/* A member of an object: its name, then the value, as mg_json_key and
+ * the call for the value write them. */
+void mg_json_key_int(struct mg_json *j, const char *key, int64_t v);
+void mg_json_key_string(struct mg_json *j, const char *key, const char *s);
+void mg_json_key_string_or_null(struct mg_json *j, const char *key, const char *s);
 
 /* Makes j a writer that records t (empty until then), one value. */
 void mg_json_record(struct mg_json *j, struct mg_json_tpl *t);

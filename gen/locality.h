@@ -7,7 +7,7 @@
 #ifndef MG_LOCALITY_H
 #define MG_LOCALITY_H
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* The score of one granule's devices taken in the order devs[0..n-1] (local
  * mesh index -> device id): for every axis with an ICI part > 1, the summed

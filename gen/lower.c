@@ -8,12 +8,13 @@
  * emit_c.c prints the struct this file builds, table by table, and env.c
  * hands the same struct to the runtime's own lookups, so the tables a
  * program links and the tables `meshgen env` asks about cannot differ.
- * Tables that are the identity are left out (NULL), as the runtime's ABI 3
- * allows and as the generated C has them; a string the model lacks is "".
+ * Tables that are the identity are left out (NULL), as the runtime allows
+ * (docs/reference.md §3) and as the generated C has them; a string the
+ * model lacks is "".
  * It copies and converts; every number was decided by the checks and the
  * planner. It never sees YAML, hwloc or an output format.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include <string.h>
 

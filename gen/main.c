@@ -1,10 +1,16 @@
 /*
  * meshgen's command line: options, usage and exit codes — nothing else.
- * Every command is run by driver.c (mg_run_command); the words of commands
- * and option values come from words.c.
+ * It uses the generator only through its public header: every command is
+ * run by mg_run_command, and the words of commands and option values are
+ * the library's.
  */
 #define _DEFAULT_SOURCE /* getopt_long */
 #include <meshgen/gen.h>
+#include <meshgen/meshgen.h> /* MESHGEN_VERSION_STRING */
+
+/* MG_PRINTF: macros only, private to meshgen, reached by its place in the
+ * tree. */
+#include "../runtime/util.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -156,17 +162,16 @@ static void mg_command_help(enum mg_command cmd, FILE *out)
 }
 
 /* A command-line argument as a message may echo it: escaped as terminal
- * text and cut past 200 bytes (at a character) with "...", by the one
- * escaper (<meshgen/escape.h>), as diagnostics echo their values
- * (docs/reference.md, "Checks"). Escaped, 200 bytes take at most 800, so
- * cap 1024 holds them. Returns buf. */
+ * text and cut past 200 bytes (at a character) with "...", as diagnostics
+ * echo their values (docs/reference.md, "Checks"). Escaped, 200 bytes take
+ * at most 800, so cap 1024 holds them. Returns buf. */
 static const char *mg_arg_shown(const char *s, char *buf, size_t cap)
 {
     struct mg_buf b;
     size_t n;
 
     mg_buf_init(&b);
-    mg_escape_cut(&b, MG_ESC_TEXT, s, 200, 0);
+    mg_echo(&b, s, 200);
     n = b.len < cap ? b.len : cap - 1;
     memcpy(buf, b.data, n);
     buf[n] = '\0';

@@ -131,8 +131,8 @@ int mg_topology_has_closeness(const struct mg_topology *t, int kind)
 }
 
 /* qsort, after one pass that finds most inputs already in order (hosts
- * from a hostlist come sorted): a million hosts sorted again cost a
- * quarter of the run (issue 12's 8M-device row). */
+ * from a hostlist come sorted): sorting a million sorted hosts again would
+ * cost a large inventory a quarter of its run. */
 void mg_sort_unless_sorted(void *base, size_t n, size_t size,
                            int (*cmp)(const void *, const void *))
 {

@@ -13,7 +13,7 @@
 #ifndef MG_MESH_MATH_H
 #define MG_MESH_MATH_H
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* Row-major order, the last axis fastest: the distance between flat indices
  * one step apart along `axis` (the product of the sizes after it). */

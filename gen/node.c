@@ -248,18 +248,10 @@ int mg_get_enum(struct mg_diags *d, const struct mg_node *n, const char *path, l
 
 /* ---- mappings -------------------------------------------------------------------- */
 
-struct mg_keyref {
-    const char *key;
-    size_t index;
-};
-
-static int mg_keyref_cmp(const void *x, const void *y)
+static int mg_key_cmp(const void *x, const void *y)
 {
-    const struct mg_keyref *p = x, *q = y;
-    int r = strcmp(p->key, q->key);
-    if (r)
-        return r;
-    return p->index < q->index ? -1 : p->index > q->index;
+    const struct mg_named *p = x, *q = y;
+    return mg_named_order(strcmp(p->name, q->name), p, q);
 }
 
 /* Reports every repeated key of a mapping (libyaml accepts them; a silent
@@ -268,18 +260,18 @@ static int mg_keyref_cmp(const void *x, const void *y)
 const unsigned char *mg_unique_keys(struct mg_diags *d, const struct mg_node *map,
                                     const char *where)
 {
-    struct mg_keyref *refs = mg_alloc_array(d->arena, map->n, sizeof *refs);
+    struct mg_named *refs = mg_alloc_array(d->arena, map->n, sizeof *refs);
     size_t *first = mg_alloc_array(d->arena, map->n, sizeof *first);
     unsigned char *keep = mg_alloc(d->arena, map->n);
     size_t i, run = 0;
 
     for (i = 0; i < map->n; i++) {
-        refs[i].key = map->keys[i]->value;
+        refs[i].name = map->keys[i]->value;
         refs[i].index = i;
     }
-    qsort(refs, map->n, sizeof *refs, mg_keyref_cmp);
+    qsort(refs, map->n, sizeof *refs, mg_key_cmp);
     for (i = 0; i < map->n; i++) {
-        if (i > 0 && strcmp(refs[i].key, refs[run].key) != 0)
+        if (i > 0 && strcmp(refs[i].name, refs[run].name) != 0)
             run = i;
         first[refs[i].index] = refs[run].index;
     }

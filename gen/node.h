@@ -1,5 +1,5 @@
 /*
- * Typed reading of the YAML node tree (struct mg_node of <meshgen/gen.h>), shared by
+ * Typed reading of the YAML node tree (struct mg_node of internal.h), shared by
  * the readers of the formats built on it: the mesh spec (spec.c) and the
  * inventory file (inventory.c). One set of scalar rules and one shape
  * of message ("<where>: found X, expected Y") for every file meshgen reads.
@@ -12,8 +12,6 @@
 #define MG_NODE_H
 
 #include "diag.h"
-
-#define MG_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* What a scalar is under the rules of this format: YAML 1.2's core schema,
  * stricter still. Only plain `true`/`false` are booleans (YAML 1.1's yes, no,

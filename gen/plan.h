@@ -7,7 +7,7 @@
 #ifndef MG_PLAN_H
 #define MG_PLAN_H
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 /* The assignment: device ids, each host's first device, mesh position ->
  * device id and back, the processes and their stages, the sharding

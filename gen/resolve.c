@@ -13,7 +13,7 @@
  * check.c's; placing devices is plan.c's; this file calls neither, and
  * compile.c runs the rows.
  */
-#include "resolve.h"
+#include "rows.h"
 #include "diag.h"
 #include "mesh_math.h"
 

@@ -4,7 +4,7 @@
  * so the generator needs no crypto library; it knows nothing of what it
  * hashes.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include <stdint.h>
 #include <stdio.h>

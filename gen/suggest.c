@@ -18,7 +18,7 @@
  * subsequence of the longer (`pipe` for the axis `pp`). It knows nothing of where the words
  * come from, nor of how a message is worded around the suggestion.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include <string.h>
 

@@ -38,8 +38,8 @@
 #include "../runtime/host.h"
 #include "../runtime/hwloc_devices.h"
 
-/* hwloc builds a synthetic topology in time quadratic in its PUs (16384
- * PUs take seconds, 65536 a minute), and does whatever it is told. */
+/* hwloc builds a synthetic topology in time quadratic in its PUs, and does
+ * whatever it is told: past this a description would take minutes. */
 #define MG_SYNTHETIC_MAX_LEAVES 8192
 /* A GPU bandwidth matrix is n*n ints: past this many GPUs in one host (none
  * has so many), closeness comes from the tree. */
@@ -102,18 +102,12 @@ static int mg_gpu_index(const struct meshgen__gpu *g, int n, hwloc_obj_t o)
     hwloc_obj_t pci = o->type == HWLOC_OBJ_PCI_DEVICE  ? o
                       : o->type == HWLOC_OBJ_OS_DEVICE ? meshgen__pci_of(o)
                                                        : NULL;
-    int lo = 0, hi = n, i;
+    int i;
 
     if (pci) {
         uint64_t key = meshgen__pci_key(pci);
-        while (lo < hi) {
-            int mid = lo + (hi - lo) / 2;
-            if (g[mid].key < key)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo < n && g[lo].key == key && g[lo].pci ? lo : -1;
+        i = meshgen__gpu_lower_bound(g, n, key);
+        return i < n && g[i].key == key && g[i].pci ? i : -1;
     }
     for (i = 0; i < n; i++)
         if (!g[i].pci && g[i].anchor == o)
@@ -211,8 +205,8 @@ static size_t mg_obj_slot(hwloc_obj_t *keys, size_t mask, hwloc_obj_t o)
 }
 
 /*
- * Closeness by the tree, linear in the devices (issue 12: an n x n matrix
- * per kind made a host of 4096 cores cost 1.7 s and 354 MiB). Each device
+ * Closeness by the tree, linear in the devices, where an n x n matrix per
+ * kind is quadratic (for a host of 4096 cores, hundreds of MiB). Each device
  * gets its path of ancestors, I/O bridges included, from the root (depth 0)
  * down to itself, each ancestor named by the first device (in device
  * order) under it: a canonical name, so the digest does not depend on
@@ -430,6 +424,9 @@ static void mg_extract(struct mg_arena *a, struct mg_diags *d, struct mg_mark at
     memset(t, 0, sizeof *t);
     t->key = mg_strdup(a, source);
     t->label = mg_strdup(a, label);
+    t->hostname = mg_info(hwloc_get_root_obj(topo), "HostName");
+    if (t->hostname)
+        t->hostname = mg_strdup(a, t->hostname);
     mg_extract_gpus(a, &tmp, d, at, topo, t);
     for (k = 0; k < MG_N_HWLOC_KINDS; k++)
         if (k != MG_KIND_GPU)
@@ -764,10 +761,10 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
  * the runtime would match by other rules, or a HostName of 5000 bytes,
  * which the generated C would hold as an overlong string literal. */
 static const char *mg_host_name(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
-                                hwloc_topology_t topo, enum mg_source kind, const char *source,
+                                const char *name, enum mg_source kind, const char *source,
                                 const char *label)
 {
-    const char *name = mg_info(hwloc_get_root_obj(topo), "HostName"), *stem, *why, *from;
+    const char *stem, *why, *from;
     size_t n, offset;
 
     if (kind == MG_SOURCE_SYNTHETIC)
@@ -805,27 +802,43 @@ enum mg_source mg_source_kind(const char *source)
     return MG_SOURCE_XML;
 }
 
-int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
-                     struct mg_mark at, struct mg_topology *t, const char **host_name)
+/* A loaded hwloc topology of source (labelled label), which the caller
+ * destroys; or NULL after reporting at `at`. */
+static hwloc_topology_t mg_hwloc_open(struct mg_diags *d, struct mg_mark at, const char *source,
+                                      const char *label)
 {
-    enum mg_source kind = mg_source_kind(source);
     hwloc_topology_t topo;
 
     if (hwloc_topology_init(&topo) < 0) {
         mg_error(d, MG_CHK_INVENTORY_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
-        return -1;
+        return NULL;
     }
-    if (!mg_hwloc_load(d, at, topo, kind, source, label)) {
+    if (!mg_hwloc_load(d, at, topo, mg_source_kind(source), source, label)) {
         hwloc_topology_destroy(topo);
-        return -1;
+        return NULL;
     }
+    return topo;
+}
+
+int mg_topology_load(struct mg_arena *a, struct mg_diags *d, const char *source, const char *label,
+                     struct mg_mark at, struct mg_topology *t, const char **host_name)
+{
+    hwloc_topology_t topo = mg_hwloc_open(d, at, source, label);
+
+    if (!topo)
+        return -1;
     mg_extract(a, d, at, topo, source, label, t);
-    if (host_name && (*host_name = mg_host_name(a, d, at, topo, kind, source, label)) == NULL) {
-        hwloc_topology_destroy(topo);
-        return -1;
-    }
     hwloc_topology_destroy(topo);
+    if (host_name && (*host_name = mg_topology_host_name(a, d, at, t, source, label)) == NULL)
+        return -1;
     return 0;
+}
+
+const char *mg_topology_host_name(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
+                                  const struct mg_topology *t, const char *source,
+                                  const char *label)
+{
+    return mg_host_name(a, d, at, t->hostname, mg_source_kind(source), source, label);
 }
 
 /* An initialised, never loaded topology: while it exists hwloc keeps its
@@ -895,19 +908,13 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
                  source);
         return -1;
     }
-    if (hwloc_topology_init(&topo) < 0) {
-        mg_error(d, MG_CHK_INVENTORY_LOAD, at, "cannot initialise hwloc: %s", strerror(errno));
+    if (!(topo = mg_hwloc_open(d, at, source, source)))
         return -1;
-    }
-    if (!mg_hwloc_load(d, at, topo, kind, source, source)) {
-        hwloc_topology_destroy(topo);
-        return -1;
-    }
     root = hwloc_get_root_obj(topo);
     /* Without a HostName the copy would be named after its own file (or
      * "localhost" for a description): keep the name this source gives, which
      * must be a host name, as it is for a load. */
-    if ((name = mg_host_name(a, d, at, topo, kind, source, source)) == NULL) {
+    if ((name = mg_host_name(a, d, at, mg_info(root, "HostName"), kind, source, source)) == NULL) {
         hwloc_topology_destroy(topo);
         return -1;
     }

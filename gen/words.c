@@ -11,11 +11,9 @@
  * header has an enumerator for a value, its C spelling stands beside the
  * word for the C emitter. Nothing here knows how a word is used.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include <string.h>
-
-#define MG_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
 static const struct mg_word mg_kinds[] = {
     [MG_KIND_GPU] = {"gpu", "MESHGEN_KIND_GPU"},
@@ -25,7 +23,7 @@ static const struct mg_word mg_kinds[] = {
     [MG_KIND_PU] = {"pu", "MESHGEN_KIND_PU"},
     [MG_KIND_TPU] = {"tpu", "MESHGEN_KIND_TPU"},
 };
-_Static_assert(sizeof mg_kinds / sizeof mg_kinds[0] == MG_N_KINDS, "a word for every kind");
+_Static_assert(MG_COUNT(mg_kinds) == MG_N_KINDS, "a word for every kind");
 const struct mg_words mg_kind_words = {mg_kinds, MG_COUNT(mg_kinds)};
 
 static const struct mg_word mg_axis_types[] = {

@@ -1,5 +1,5 @@
 /*
- * YAML text -> the generic node tree of <meshgen/gen.h> (struct mg_node), through
+ * YAML text -> the generic node tree of internal.h (struct mg_node), through
  * libyaml's event parser. This is the only file that includes <yaml.h>.
  *
  * It knows YAML and nothing of the mesh format: it turns events into nodes
@@ -13,7 +13,7 @@
  * A collection's anchor is registered only when the collection ends, which
  * makes an alias to an enclosing node an unknown anchor: no cycles.
  */
-#include <meshgen/gen.h>
+#include "internal.h"
 #include "diag.h"
 
 #include <limits.h>
@@ -475,17 +475,9 @@ static void mg_yaml_syntax_error(struct mg_yloader *l, const yaml_parser_t *p)
 
 /* ---- anchors --------------------------------------------------------------- */
 
-static size_t mg_yaml_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return (size_t)h;
-}
-
 static struct mg_yanchor *mg_yaml_anchor_slot(struct mg_yanchor *t, size_t cap, const char *name)
 {
-    size_t i = mg_yaml_hash(name) & (cap - 1);
+    size_t i = (size_t)mg_hash(name, strlen(name)) & (cap - 1);
     while (t[i].name && strcmp(t[i].name, name) != 0)
         i = (i + 1) & (cap - 1);
     return &t[i];

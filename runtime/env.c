@@ -24,11 +24,10 @@ static const char *const env_names[] = {
     [MESHGEN_ENV_OMP_PLACES] = "OMP_PLACES",
     [MESHGEN_ENV_ZE_AFFINITY_MASK] = "ZE_AFFINITY_MASK",
 };
-#define N_ENV_VARS ((int)(sizeof env_names / sizeof env_names[0]))
 
 const char *meshgen_env_name(int var)
 {
-    return var >= 0 && var < N_ENV_VARS ? env_names[var] : NULL;
+    return var >= 0 && var < MG_COUNT(env_names) ? env_names[var] : NULL;
 }
 
 /*

@@ -19,6 +19,8 @@
 
 #include <meshgen/meshgen.h>
 
+#include "util.h"
+
 /* ---- strings -------------------------------------------------------------- */
 
 /* An info attribute, or NULL when absent or empty: exports write "" for
@@ -108,7 +110,6 @@ static const struct {
 } backends[] = {
     {"NVML", "nvml"}, {"CUDA", "cuda"}, {"RSMI", "rsmi"}, {"LevelZero", "ze"}, {"OpenCL", "opencl"},
 };
-#define N_BACKENDS ((int)(sizeof backends / sizeof backends[0]))
 
 /* The backend rank of a compute OS device, or -1 when the object is not one.
  * The subtype is not used: exports before hwloc 2.5 lack it for NVML and
@@ -120,7 +121,7 @@ static int backend_rank(hwloc_obj_t o)
 
     if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU && o->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC)
         return -1;
-    for (i = 0; i < N_BACKENDS; i++) {
+    for (i = 0; i < MG_COUNT(backends); i++) {
         if (backend) {
             if (strcmp(backend, backends[i].backend) == 0)
                 return i;
@@ -214,8 +215,7 @@ static int pci_class_is_gpu(hwloc_obj_t pci)
     }
 }
 
-/* Whether one of the n GPUs at g (sorted by key) has this bus id key. */
-static int has_key(const struct meshgen__gpu *g, int n, uint64_t key)
+int meshgen__gpu_lower_bound(const struct meshgen__gpu *g, int n, uint64_t key)
 {
     int lo = 0, hi = n;
 
@@ -226,7 +226,14 @@ static int has_key(const struct meshgen__gpu *g, int n, uint64_t key)
         else
             hi = mid;
     }
-    return lo < n && g[lo].key == key;
+    return lo;
+}
+
+/* Whether one of the n GPUs at g (sorted by key) has this bus id key. */
+static int has_key(const struct meshgen__gpu *g, int n, uint64_t key)
+{
+    int i = meshgen__gpu_lower_bound(g, n, key);
+    return i < n && g[i].key == key;
 }
 
 /*
@@ -241,7 +248,7 @@ static int has_key(const struct meshgen__gpu *g, int n, uint64_t key)
 int meshgen__find_gpus(hwloc_topology_t topo, struct meshgen__gpu_os *c, struct meshgen__gpu *g)
 {
     hwloc_obj_t o = NULL;
-    int n_os = 0, n = 0, n_pci, i, kept, best = N_BACKENDS;
+    int n_os = 0, n = 0, n_pci, i, kept, best = MG_COUNT(backends);
 
     while ((o = hwloc_get_next_osdev(topo, o)) != NULL) {
         int rank = backend_rank(o);

@@ -83,6 +83,10 @@ hwloc_obj_t meshgen__pci_of(hwloc_obj_t o);
 /* A PCI device's bus id as one number that sorts like the bus id. */
 uint64_t meshgen__pci_key(hwloc_obj_t pci);
 
+/* The first of the n GPUs at g (sorted by key) whose key is not below
+ * key: its index, or n. */
+int meshgen__gpu_lower_bound(const struct meshgen__gpu *g, int n, uint64_t key);
+
 /* Describes GPU g of a topology. */
 void meshgen__gpu_device(hwloc_topology_t topo, const struct meshgen__gpu *g,
                          struct meshgen__device *out);

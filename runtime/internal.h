@@ -20,6 +20,8 @@
 
 #include <meshgen/meshgen.h>
 
+#include "util.h"
+
 #if defined(__GNUC__) || defined(__clang__)
 #define MESHGEN_INTERNAL __attribute__((visibility("hidden")))
 #else
@@ -64,7 +66,7 @@ static inline int mesh_usable(const struct meshgen_mesh *mesh)
 }
 
 /*
- * The tables the generator leaves out (table ABI 3, docs/reference.md §3): a NULL
+ * The tables the generator leaves out (docs/reference.md §3): a NULL
  * mesh_devices and device_index mean the identity (the mesh's flat index i
  * is device id i, and ids from n_devices on are not in the mesh); a NULL
  * process_devices, the identity over its n_process_devices entries; NULL

@@ -24,17 +24,12 @@
 #include "device_compare.h"
 #include "host.h"
 #include "hwloc_devices.h"
-
-#if defined(__GNUC__)
-#define MESHGEN_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define MESHGEN_PRINTF(f, a)
-#endif
+#include "util.h"
 
 /* ---- binding ------------------------------------------------------------------- */
 
 /* Writes the report; a buffer too small keeps the start of the text. */
-static void say(char *report, size_t cap, const char *fmt, ...) MESHGEN_PRINTF(3, 4);
+static void say(char *report, size_t cap, const char *fmt, ...) MG_PRINTF(3, 4);
 static void say(char *report, size_t cap, const char *fmt, ...)
 {
     va_list ap;

@@ -4,7 +4,7 @@
  * numeric id of the GPU's PCI device, never by a name: containers usually
  * have no pci.ids database, so hwloc gives ids and no names (an H200 seen
  * as "0302 [10de:2335]" and nothing else), and a name matched by substring
- * took "Amdahl" for AMD. The names here are for display, where hwloc has
+ * would take "Amdahl" for AMD. The names here are for display, where hwloc has
  * none; the variable says which runtime sees the vendor's GPUs.
  *
  * Plain data and two lookups: no allocation, no state, nothing but
@@ -13,6 +13,8 @@
 #include <meshgen/meshgen.h>
 
 #include <stddef.h>
+
+#include "util.h"
 
 static const struct {
     int32_t id;
@@ -31,13 +33,11 @@ static const struct {
     {0x1ae0, "Google", -1},
 };
 
-#define N_VENDORS ((int)(sizeof vendors / sizeof vendors[0]))
-
 static int vendor_index(int32_t vendor_id)
 {
     int i;
 
-    for (i = 0; i < N_VENDORS; i++)
+    for (i = 0; i < MG_COUNT(vendors); i++)
         if (vendors[i].id == vendor_id)
             return i;
     return -1;

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <meshgen/gen.h>
+#include "internal.h"
 
 #include MESH_HEADER
 

@@ -21,9 +21,9 @@
 
 #include <cmocka.h>
 
-/* The generator's header, and through it the runtime's <meshgen/meshgen.h>,
- * <meshgen/tpu.h> and <meshgen/escape.h>. */
-#include <meshgen/gen.h>
+/* The generator's internal header (gen/internal.h), and through it the
+ * public <meshgen/gen.h> and the runtime's <meshgen/meshgen.h>. */
+#include "internal.h"
 
 #ifndef MESHGEN_TEST_DATA
 #define MESHGEN_TEST_DATA "tests/data"

@@ -444,167 +444,172 @@ static void test_topology_named_yaml(void **state)
     assert_int_equal(inv->topologies[0].n[MG_KIND_GPU], 16);
 }
 
-/* ---- one load per call (mg_inv_cache) ------------------------------------------ */
+/* ---- topology files once per command (topology_cache.c) ----------------------- */
 
-static struct mg_inventory *load_cached(struct th_fx *f, struct mg_inv_cache *c, const char *path)
+/* A test that failed under a hold leaves none to the next. */
+static int cache_teardown(void **state)
 {
-    struct mg_mark at = {"spec.yaml", 3, 12};
-    return mg_inventory_load_cached(c, &f->arena, &f->diags, path, at);
+    mg_topology_cache_release();
+    return th_teardown(state);
+}
+#define cache_test(f) cmocka_unit_test_setup_teardown(f, th_setup, cache_teardown)
+
+static struct mg_inventory *load_at(struct th_fx *f, const char *path, const char *file, int line)
+{
+    struct mg_mark at = {file, line, 12};
+    return mg_inventory_load(&f->arena, &f->diags, path, at);
 }
 
-/* The same file twice: loaded once (the hosts are the cache's), but each
- * run gets its own struct and topologies, which the driver may relabel. */
-static void test_cache_same_inventory(void **state)
+/* An absolute path to a file of the test data, for an inventory written
+ * elsewhere to name. */
+static const char *data_path(struct th_fx *f, const char *path)
 {
-    struct th_fx *f = *state;
-    struct mg_inv_cache *c = mg_inv_cache_new();
-    const char *path = INV_DATA "/mixed.yaml";
-    struct mg_inventory *x = load_cached(f, c, path), *y;
+    char cwd[PATH_MAX];
 
-    assert_non_null(x);
-    x->topologies[0].label = "changed";
-    y = load_cached(f, c, path);
-    expect_clean(&f->diags);
-    assert_non_null(y);
-    assert_ptr_not_equal(x, y);
-    assert_ptr_equal(x->hosts, y->hosts);
-    assert_ptr_equal(x->topologies[0].devs[MG_KIND_GPU], y->topologies[0].devs[MG_KIND_GPU]);
-    assert_string_equal(y->topologies[0].label, "../hwloc/nvidiaDGX2.xml");
-    assert_int_equal(y->n_hosts, 7);
-    assert_string_equal(y->hosts[6].name, "login");
-    mg_inv_cache_free(c);
+    if (path[0] == '/')
+        return path;
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    return mg_printf(&f->arena, "%s/%s", cwd, path);
 }
 
-/* Two inventories that name one XML file share its load; another spelling
- * of an inventory's path is its own entry, so its marks name that path. */
+/* Under a hold, inventories and topology sources that name one XML file
+ * share one load of it, by its identity whatever the path's spelling.
+ * Without a hold, each load is its own. */
 static void test_cache_shared_topology(void **state)
 {
     struct th_fx *f = *state;
-    struct mg_inv_cache *c = mg_inv_cache_new();
-    struct mg_inventory *x = load_cached(f, c, INV_DATA "/two-dgx.yaml");
-    struct mg_inventory *y = load_cached(f, c, INV_DATA "/mixed.yaml");
-    struct mg_inventory *z = load_cached(f, c, INV_DATA "/../inventory/two-dgx.yaml");
-    struct mg_inventory *w = load_cached(f, c, DGX2_XML);
-    struct mg_inventory *v = load_cached(f, c, MESHGEN_TEST_DATA "/hwloc/../hwloc/nvidiaDGX2.xml");
+    struct mg_inventory *x, *y, *z, *w, *v, *u;
 
+    assert_int_equal(mg_topology_cache_hold(), 0);
+    assert_int_equal(mg_topology_cache_hold(), -1); /* one hold at a time */
+    x = load(f, INV_DATA "/two-dgx.yaml");
+    y = load(f, INV_DATA "/mixed.yaml");
+    z = load(f, INV_DATA "/../inventory/two-dgx.yaml");
+    w = load(f, DGX2_XML);
+    v = load(f, MESHGEN_TEST_DATA "/hwloc/../hwloc/nvidiaDGX2.xml");
     expect_clean(&f->diags);
     assert_non_null(x);
     assert_non_null(y);
     assert_non_null(z);
     assert_non_null(w);
     assert_non_null(v);
-    /* One load: its matrix is shared (the device lists are each template's
-     * own copy, test_cache_template_not_shared). */
+    /* One load: its matrix is shared, and so are its devices where no
+     * template made a copy of its own (test_cache_template_not_shared). */
     assert_non_null(x->topologies[0].closeness[MG_KIND_GPU]);
     assert_ptr_equal(x->topologies[0].closeness[MG_KIND_GPU],
                      y->topologies[0].closeness[MG_KIND_GPU]);
-    /* A topology on its own is a host named after its file: kept by path. */
-    assert_ptr_not_equal(x->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
-    assert_ptr_not_equal(v->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
-    assert_ptr_equal(w->topologies[0].devs[MG_KIND_GPU],
-                     load_cached(f, c, DGX2_XML)->topologies[0].devs[MG_KIND_GPU]);
+    assert_ptr_equal(x->topologies[0].closeness[MG_KIND_GPU],
+                     z->topologies[0].closeness[MG_KIND_GPU]);
+    assert_ptr_equal(x->topologies[0].closeness[MG_KIND_GPU],
+                     w->topologies[0].closeness[MG_KIND_GPU]);
+    assert_ptr_equal(v->topologies[0].devs[MG_KIND_GPU], w->topologies[0].devs[MG_KIND_GPU]);
+    /* A file without a HostName names its one host after the path. */
+    assert_string_equal(w->hosts[0].name, "nvidiaDGX2");
+    /* Each inventory labels the file as it names it. */
     assert_string_equal(y->topologies[0].label, "../hwloc/nvidiaDGX2.xml");
     assert_string_equal(w->topologies[0].label, DGX2_XML);
-    assert_string_equal(w->hosts[0].name, "nvidiaDGX2");
-    assert_ptr_not_equal(x->hosts, z->hosts);
     assert_mark(z->hosts[0].at, INV_DATA "/../inventory/two-dgx.yaml", 5, 12);
-    mg_inv_cache_free(c);
+    mg_topology_cache_release();
+
+    u = load(f, INV_DATA "/two-dgx.yaml");
+    assert_non_null(u);
+    assert_ptr_not_equal(u->topologies[0].closeness[MG_KIND_GPU],
+                         x->topologies[0].closeness[MG_KIND_GPU]);
 }
 
-/* What a load reported is kept with it: every run that reuses it reports
- * the same diagnostics, errors and notes alike. */
-static void test_cache_errors_repeat(void **state)
+/* What a kept file's first load reported is reported there alone: another
+ * inventory that names the file, by another spelling of its path, is
+ * told nothing again. Without a hold each load reports. */
+static void test_cache_reports_once(void **state)
 {
     struct th_fx *f = *state;
-    struct mg_inv_cache *c = mg_inv_cache_new();
-    const char *path = INV_DATA "/errors/duplicate-host.yaml";
-    int n, i;
-
-    assert_null(load_cached(f, c, path));
-    assert_int_equal(f->diags.n_errors, 1);
-    n = f->diags.n;
-    assert_null(load_cached(f, c, path));
-    assert_int_equal(f->diags.n_errors, 2);
-    assert_int_equal(f->diags.n, 2 * n);
-    for (i = 0; i < n; i++) {
-        assert_string_equal(f->diags.items[n + i].check, f->diags.items[i].check);
-        assert_string_equal(f->diags.items[n + i].message, f->diags.items[i].message);
-        assert_int_equal(f->diags.items[n + i].at.line, f->diags.items[i].at.line);
-    }
-    assert_non_null(find_check(&f->diags, "inventory-host-duplicate"));
-    mg_inv_cache_free(c);
-}
-
-/* A kept load's diagnostics at the place it was asked for (a spec's
- * 'inventory:', an inventory's 'topology:') are reported, for a later run,
- * at that run's place: never at the first run's (whose file name was in its
- * arena, freed since), and a topology named from elsewhere under another
- * label is named as that run names it. */
-static void test_cache_marks_follow_caller(void **state)
-{
-    struct th_fx *f = *state;
-    struct mg_inv_cache *c = mg_inv_cache_new();
-    const char *xml_path = MESHGEN_TEST_DATA "/topo/bad-uuid.xml";
-    char *first = strdup("first.yaml"), xml[2 * PATH_MAX], text[5 * PATH_MAX];
-    const char *base, *other;
-    struct mg_mark at1 = {first, 3, 12}, at2 = {"second.yaml", 4, 14};
+    const char *xml = data_path(f, MESHGEN_TEST_DATA "/topo/bad-uuid.xml");
+    const char *base = strrchr(xml, '/');
+    const char *one, *two;
     const struct mg_diag *g;
+
+    load_text(f, "meshgen-inventory: 1\nhosts: []\n"); /* makes the directory */
+    mg_diags_init(&f->diags, &f->arena);
+    one = th_write(f, "one.yaml",
+                   mg_printf(&f->arena,
+                             "meshgen-inventory: 1\nhosts:\n  - names: a1\n"
+                             "    topology: %s\n",
+                             xml));
+    two = th_write(f, "two.yaml",
+                   mg_printf(&f->arena,
+                             "meshgen-inventory: 1\n# another\nhosts:\n"
+                             "  - names: b1\n    topology: %.*s/.%s\n",
+                             (int)(base - xml), xml, base));
+    assert_int_equal(mg_topology_cache_hold(), 0);
+    assert_non_null(load(f, one));
+    g = find_check(&f->diags, "inventory-uuid");
+    assert_non_null(g);
+    assert_mark(g->at, one, 4, 15);
+    assert_int_equal(f->diags.n, 1);
+    assert_non_null(load(f, two));
+    assert_int_equal(f->diags.n, 1);
+    mg_topology_cache_release();
+
+    assert_non_null(load(f, two));
+    assert_int_equal(f->diags.n, 2);
+    assert_mark(f->diags.items[1].at, two, 5, 15);
+    expect_message(&f->diags.items[1], "/./bad-uuid.xml");
+    unlink(one);
+    unlink(two);
+}
+
+/* A file that fails to load is reported once per hold, at the first place
+ * that names it; later loads fail too (no inventory), without a word. */
+static void test_cache_failure_once(void **state)
+{
+    struct th_fx *f = *state;
+    const char *xml = MESHGEN_TEST_DATA "/topo/doctype-entity.xml";
     int n;
 
-    assert_non_null(first);
-    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, xml_path, at1));
+    assert_int_equal(mg_topology_cache_hold(), 0);
+    assert_null(load_at(f, xml, "first.yaml", 3));
     n = f->diags.n;
-    g = find_check(&f->diags, "inventory-uuid");
-    assert_non_null(g);
-    assert_mark(g->at, "first.yaml", 3, 12);
-    memset(first, 'x', strlen(first)); /* the first run's arena, reused */
-    free(first);
-    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, xml_path, at2));
-    assert_int_equal(f->diags.n, 2 * n);
-    assert_mark(f->diags.items[n].at, "second.yaml", 4, 14);
+    assert_int_equal(f->diags.n_errors, 1);
+    assert_mark(expect_diag(&f->diags, "inventory-load", 2, 20)->related, "first.yaml", 3, 12);
+    assert_null(load_at(f, xml, "second.yaml", 4));
+    assert_null(load(f, INV_DATA "/errors/doctype.yaml"));
+    assert_int_equal(f->diags.n_errors, 2); /* doctype.yaml's other file */
+    assert_int_equal(f->diags.n, n + 1);
+    mg_topology_cache_release();
+}
 
-    /* One XML file under two inventories, at other lines and spellings. */
-    th_absolute(xml, sizeof xml, xml_path);
-    snprintf(text, sizeof text, "meshgen-inventory: 1\nhosts:\n  - names: a1\n    topology: %s\n",
-             xml);
-    load_text(f, text);
-    th_reset(f);
-    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, th_path(f, "inv.yaml"), at2));
-    g = find_check(&f->diags, "inventory-uuid");
-    assert_non_null(g);
-    assert_mark(g->at, th_path(f, "inv.yaml"), 4, 15);
-    base = strrchr(xml, '/');
-    snprintf(text, sizeof text,
-             "meshgen-inventory: 1\n# another\nhosts:\n  - names: b1\n    topology: %.*s/.%s\n",
-             (int)(base - xml), xml, base);
-    other = th_write(f, "other.yaml", text);
-    th_reset(f);
-    assert_non_null(mg_inventory_load_cached(c, &f->arena, &f->diags, other, at2));
-    g = find_check(&f->diags, "inventory-uuid");
-    assert_non_null(g);
-    assert_mark(g->at, other, 5, 15);
-    expect_message(g, "/./bad-uuid.xml");
-    mg_inv_cache_free(c);
+/* A synthetic description is no file: it is loaded, and reports, each
+ * time. */
+static void test_cache_synthetic_each_time(void **state)
+{
+    struct th_fx *f = *state;
+    const char *bad = "synthetic:pack:2 nonsense:2 pu:1";
+
+    assert_int_equal(mg_topology_cache_hold(), 0);
+    assert_null(load_at(f, bad, "first.yaml", 3));
+    assert_null(load_at(f, bad, "second.yaml", 5));
+    assert_int_equal(f->diags.n_errors, 2);
+    assert_mark(f->diags.items[1].at, "second.yaml", 5, 12);
+    mg_topology_cache_release();
 }
 
 /* A topology source is an inventory of one host, blamed where the spec
- * names the source: a later run's host is at that run's place, not at the
- * first run's. */
+ * names the source: a later run's host is at that run's place. */
 static void test_cache_host_follows_caller(void **state)
 {
     struct th_fx *f = *state;
-    struct mg_inv_cache *c = mg_inv_cache_new();
-    struct mg_mark at1 = {"first.yaml", 3, 12}, at2 = {"second.yaml", 5, 14};
-    const struct mg_inventory *x = mg_inventory_load_cached(c, &f->arena, &f->diags, DGX2_XML, at1);
-    const struct mg_inventory *y = mg_inventory_load_cached(c, &f->arena, &f->diags, DGX2_XML, at2);
+    const struct mg_inventory *x, *y;
 
+    assert_int_equal(mg_topology_cache_hold(), 0);
+    x = load_at(f, DGX2_XML, "first.yaml", 3);
+    y = load_at(f, DGX2_XML, "second.yaml", 5);
     assert_non_null(x);
     assert_non_null(y);
     assert_int_equal(y->n_hosts, 1);
     assert_mark(x->hosts[0].at, "first.yaml", 3, 12);
-    assert_mark(y->hosts[0].at, "second.yaml", 5, 14);
+    assert_mark(y->hosts[0].at, "second.yaml", 5, 12);
     assert_string_equal(y->hosts[0].name, x->hosts[0].name);
-    mg_inv_cache_free(c);
+    mg_topology_cache_release();
 }
 
 /* Making one inventory's topology a template does not change the kept
@@ -613,22 +618,21 @@ static void test_cache_host_follows_caller(void **state)
 static void test_cache_template_not_shared(void **state)
 {
     struct th_fx *f = *state;
-    struct mg_inv_cache *c = mg_inv_cache_new();
-    struct mg_mark at = {"spec.yaml", 3, 12};
-    char xml[2 * PATH_MAX], text[5 * PATH_MAX];
+    const char *xml = data_path(f, DGX2_XML);
     const char *names[] = {"a[1-2]", "c[1-3]", "b1"};
     struct mg_inventory *inv[3];
     int i;
 
-    th_absolute(xml, sizeof xml, DGX2_XML);
     load_text(f, "meshgen-inventory: 1\nhosts:\n  - names: x\n    synthetic: core:1\n");
+    assert_int_equal(mg_topology_cache_hold(), 0);
     for (i = 0; i < 3; i++) {
-        const char *path;
-        snprintf(text, sizeof text,
-                 "meshgen-inventory: 1\nhosts:\n  - names: %s\n    topology: %s\n", names[i], xml);
-        path = th_write(f, mg_printf(&f->arena, "t%d.yaml", i), text);
-        th_reset(f);
-        inv[i] = mg_inventory_load_cached(c, &f->arena, &f->diags, path, at);
+        const char *path = th_write(
+            f, "t.yaml",
+            mg_printf(&f->arena, "meshgen-inventory: 1\nhosts:\n  - names: %s\n    topology: %s\n",
+                      names[i], xml));
+        mg_diags_init(&f->diags, &f->arena);
+        inv[i] = load(f, path);
+        unlink(path);
         assert_non_null(inv[i]);
         if (i < 2)
             expect_message(expect_diag(&f->diags, "inventory-template", 4, 15), "its 16 GPU UUIDs");
@@ -639,7 +643,7 @@ static void test_cache_template_not_shared(void **state)
     assert_string_equal(inv[2]->topologies[0].devs[MG_KIND_GPU][0].uuid,
                         "GPU-d3977428-7a30-086b-2e20-5c1eeed647c6");
     assert_string_not_equal(inv[0]->topologies[0].digest, inv[2]->topologies[0].digest);
-    mg_inv_cache_free(c);
+    mg_topology_cache_release();
 }
 
 /* ---- per-host identity (issue 14 §2) ----------------------------------------------- */
@@ -915,12 +919,12 @@ int main(void)
         th_test(test_many_snapshots),
         th_test(test_tpu_groups),
         th_test(test_tpu_errors),
-        th_test(test_cache_same_inventory),
-        th_test(test_cache_shared_topology),
-        th_test(test_cache_marks_follow_caller),
-        th_test(test_cache_template_not_shared),
-        th_test(test_cache_host_follows_caller),
-        th_test(test_cache_errors_repeat),
+        cache_test(test_cache_shared_topology),
+        cache_test(test_cache_reports_once),
+        cache_test(test_cache_failure_once),
+        cache_test(test_cache_synthetic_each_time),
+        cache_test(test_cache_template_not_shared),
+        cache_test(test_cache_host_follows_caller),
         th_test(test_per_host_broken_snapshots),
         th_test(test_tpu_slice_pairs),
         th_test(test_tpu_auto_slice_names),

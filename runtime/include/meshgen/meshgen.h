@@ -246,7 +246,7 @@ struct meshgen_mesh {
     int32_t n_granules;
 
     /* The per-device tables. The generator leaves out (NULL) a table that is
-     * the identity, which the functions below compute instead (ABI 3): both
+     * the identity, which the functions below compute instead: both
      * mesh_devices and device_index NULL mean flat index i is device id i
      * (ids from n_devices on are not in the mesh); process_devices NULL,
      * entry i is i; processes NULL, one process per host, process p being
@@ -737,8 +737,7 @@ MESHGEN_API const char *meshgen_env_name(int var);
  * MESHGEN_ENV_ROCR_VISIBLE_DEVICES for AMD (0x1002),
  * MESHGEN_ENV_ZE_AFFINITY_MASK for Intel (0x8086); MESHGEN_ERR_RANGE for any
  * other id, 0 (unknown) included. A vendor is decided by its id alone,
- * never by a name (docs/reference.md §2, "Vendors"). This replaces
- * meshgen_env_vendor_var() of 0.3, which took hwloc's vendor name. */
+ * never by a name (docs/reference.md §2, "Vendors"). */
 MESHGEN_API int meshgen_vendor_env_var(int32_t vendor_id);
 
 /** A display name for a PCI vendor id: "NVIDIA", "AMD", "Intel", and the

@@ -1,11 +1,12 @@
 /*
  * TPU slices (docs/tpu.md): the families and the topologies each can have,
  * the devices of a slice in JAX's device order with the coordinates JAX
- * reports, and the device assignment of JAX's mesh_utils.create_device_mesh
- * and create_hybrid_device_mesh: the device-kind handlers, then the n-d torus
- * assignment. Plain structs in, plain arrays out, errors as a reason string
- * that a check reports. Knows nothing of YAML, hwloc, the spec or the
- * inventory file; depends on libc only.
+ * reports (tpu.c), and the device assignment of JAX's
+ * mesh_utils.create_device_mesh and create_hybrid_device_mesh: the
+ * device-kind handlers, then the n-d torus assignment (tpu_assign.c).
+ * Plain structs in, plain arrays out, errors as a reason string that a
+ * check reports. Knows nothing of YAML, hwloc, the spec or the inventory
+ * file; depends on libc only.
  */
 #ifndef MG_TPU_H
 #define MG_TPU_H
@@ -13,6 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* MG_PRINTF: private to meshgen, reached by its place in the tree. */
+#include "../runtime/util.h"
 
 /* As many mesh axes as a spec may have (docs/reference.md, `axes-count`). */
 #define MG_TPU_MAX_AXES 16
@@ -190,5 +194,17 @@ int mg_tpu_split_assign(int n_phys, const int64_t *phys, int n_axes, const int64
 void mg_tpu_logical_mesh(int n_phys, int n_axes, const int64_t *shape,
                          const int64_t assignment[][MG_TPU_MAX_AXES], const int32_t *cells,
                          int32_t *out);
+
+/* ---- what tpu.c and tpu_assign.c share ------------------------------------ */
+
+/* Writes a reason (when cap is not 0) and returns -1. */
+int mg_tpu_fail(char *reason, size_t cap, const char *fmt, ...) MG_PRINTF(3, 4);
+/* Appends to a reason buffer, keeping it terminated when it fills up. */
+void mg_tpu_append(char *buf, size_t cap, const char *fmt, ...) MG_PRINTF(3, 4);
+/* A tuple as Python prints it, so that reasons read as JAX's messages do:
+ * "(1, 128, 2)", "(8,)", or with brackets "[0, 4, 0]". */
+void mg_tpu_tuple(char *buf, size_t cap, const int64_t *v, int n, bool list);
+/* The product of n sizes. */
+int64_t mg_tpu_prod(const int64_t *v, int n);
 
 #endif /* MG_TPU_H */

@@ -71,6 +71,12 @@ int mg_escape(struct mg_buf *b, enum mg_esc fmt, const char *s);
  * its file name. */
 int mg_escape_cut(struct mg_buf *b, enum mg_esc fmt, const char *s, size_t head, size_t tail);
 
+/* The first control character of s (C0, DEL or C1: a C1 written in UTF-8,
+ * or a byte 0x80 to 0x9F of its own), or -1 when it holds none: what a
+ * name that is printed as it is may not hold, since a terminal takes
+ * U+009B for the start of a control sequence as it takes ESC '['. */
+long mg_first_control(const char *s);
+
 /* Why fmt cannot express s ("a newline", "';'", ...), or NULL when it can.
  * Only the Make formats refuse anything: a control character (a newline
  * would start a rule of its own, a tab or a carriage return Ninja reads
