@@ -103,7 +103,9 @@ static char *mg_io_slurp(struct mg_diags *d, struct mg_mark at, const struct mg_
     return buf;
 
 oom:
-    mg_error(d, r->check, at, "cannot read %s: out of memory", mg_input_name(d, r, label));
+    /* The generator's policy for every allocation (docs/architecture.md):
+     * exit 2, not an error of the input. */
+    mg_oom();
 fail:
     free(buf);
     return NULL;

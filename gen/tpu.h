@@ -6,7 +6,9 @@
  * device-kind handlers, then the n-d torus assignment (tpu_assign.c).
  * Plain structs in, plain arrays out, errors as a reason string that a
  * check reports. Knows nothing of YAML, hwloc, the spec or the inventory
- * file; depends on libc only.
+ * file; depends on libc, and on mg_oom for an allocation that fails, which
+ * ends the run as every one of the generator's does (docs/architecture.md,
+ * "Where memory comes from").
  */
 #ifndef MG_TPU_H
 #define MG_TPU_H
