@@ -281,6 +281,33 @@ int mg_is_directory(const char *path)
 static char mg_lock_name[MG_MAX_OUTPUTS][4096];
 static volatile sig_atomic_t mg_lock_held[MG_MAX_OUTPUTS];
 
+/* The signals that end a process by default and whose handler removes the
+ * lock files (mg_locks_guard). */
+static const int mg_lock_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM};
+
+/* Holds those signals back while a lock file and its mark in mg_lock_held
+ * change together (created, renamed away, removed), and lets them in
+ * again: a signal between the two would leave a lock file behind, or
+ * remove the one another run has just taken under the same name. */
+static void mg_locks_hold_signals(sigset_t *old)
+{
+    sigset_t set;
+    size_t i;
+
+    sigemptyset(&set);
+    for (i = 0; i < sizeof mg_lock_signals / sizeof mg_lock_signals[0]; i++)
+        sigaddset(&set, mg_lock_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void mg_locks_release_signals(const sigset_t *old)
+{
+    int saved = errno;
+
+    sigprocmask(SIG_SETMASK, old, NULL);
+    errno = saved;
+}
+
 static void mg_locks_remove(void)
 {
     int i;
@@ -305,7 +332,6 @@ static void mg_locks_on_signal(int sig)
  * Installed once, when the first lock is taken. */
 static void mg_locks_guard(void)
 {
-    static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM};
     static int installed;
     struct sigaction sa, old;
     size_t i;
@@ -317,9 +343,9 @@ static void mg_locks_guard(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = mg_locks_on_signal;
     sigemptyset(&sa.sa_mask);
-    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-            sigaction(sigs[i], &sa, NULL);
+    for (i = 0; i < sizeof mg_lock_signals / sizeof mg_lock_signals[0]; i++)
+        if (sigaction(mg_lock_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+            sigaction(mg_lock_signals[i], &sa, NULL);
 }
 
 /* The descriptor N that a path spelled /dev/fd/N or /proc/self/fd/N names
@@ -536,6 +562,7 @@ out:
 static int mg_lock_take(int i, struct mg_target *t)
 {
     size_t n = strlen(t->path);
+    sigset_t old;
 
     if (n + sizeof MG_LOCK_SUFFIX > sizeof mg_lock_name[i]) {
         errno = ENAMETOOLONG;
@@ -543,28 +570,47 @@ static int mg_lock_take(int i, struct mg_target *t)
     }
     memcpy(mg_lock_name[i], t->path, n);
     memcpy(mg_lock_name[i] + n, MG_LOCK_SUFFIX, sizeof MG_LOCK_SUFFIX);
+    mg_locks_hold_signals(&old);
     t->fd = open(mg_lock_name[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (t->fd < 0)
-        return -1;
-    mg_lock_held[i] = 1;
-    return 0;
+    if (t->fd >= 0)
+        mg_lock_held[i] = 1;
+    mg_locks_release_signals(&old);
+    return t->fd < 0 ? -1 : 0;
 }
 
 /* Closes and removes the lock file of output i, if it holds one. */
 static void mg_lock_drop(int i, struct mg_target *t)
 {
     int saved = errno;
+    sigset_t old;
 
     if (t->way != MG_REPLACE)
         return;
     if (t->fd >= 0)
         close(t->fd);
     t->fd = -1;
+    mg_locks_hold_signals(&old);
     if (mg_lock_held[i]) {
         mg_lock_held[i] = 0;
         unlink(mg_lock_name[i]);
     }
+    mg_locks_release_signals(&old);
     errno = saved;
+}
+
+/* Renames the lock file of output i over its target: it is no longer held.
+ * 0, or -1 with errno (the lock file is still held). */
+static int mg_lock_commit(int i, const struct mg_target *t)
+{
+    sigset_t old;
+    int rc;
+
+    mg_locks_hold_signals(&old);
+    rc = rename(mg_lock_name[i], t->path);
+    if (rc == 0)
+        mg_lock_held[i] = 0;
+    mg_locks_release_signals(&old);
+    return rc;
 }
 
 /* Takes the lock file of every output that is replaced, or none: while
@@ -665,11 +711,10 @@ int mg_write_outputs(int n, const struct mg_output *out, int *failed)
     for (i = 0; i < n; i++) {
         if (t[i].way != MG_REPLACE || t[i].unchanged)
             continue;
-        if (rename(mg_lock_name[i], t[i].path) != 0) {
+        if (mg_lock_commit(i, &t[i]) != 0) {
             *failed = i;
             goto out;
         }
-        mg_lock_held[i] = 0;
     }
     /* In place last: a FIFO's reader sees nothing unless the files have
      * been replaced. */
