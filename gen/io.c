@@ -598,17 +598,25 @@ static void mg_lock_drop(int i, struct mg_target *t)
     errno = saved;
 }
 
-/* Renames the lock file of output i over its target: it is no longer held.
- * 0, or -1 with errno (the lock file is still held). */
-static int mg_lock_commit(int i, const struct mg_target *t)
+/* Renames each lock file over its target, which is then no longer held.
+ * The signals are held back until every rename is done: one that came
+ * between two renames would leave a new .h beside an old .c. 0, or -1 with
+ * errno and *failed set (the lock files from there on are still held). */
+static int mg_lock_commit_all(int n, const struct mg_target *t, int *failed)
 {
     sigset_t old;
-    int rc;
+    int i, rc = 0;
 
     mg_locks_hold_signals(&old);
-    rc = rename(mg_lock_name[i], t->path);
-    if (rc == 0)
-        mg_lock_held[i] = 0;
+    for (i = 0; i < n && rc == 0; i++) {
+        if (t[i].way != MG_REPLACE || t[i].unchanged)
+            continue;
+        rc = rename(mg_lock_name[i], t[i].path);
+        if (rc == 0)
+            mg_lock_held[i] = 0;
+        else
+            *failed = i;
+    }
     mg_locks_release_signals(&old);
     return rc;
 }
@@ -708,14 +716,8 @@ int mg_write_outputs(int n, const struct mg_output *out, int *failed)
         goto out;
     /* Every file is written before any is replaced: a full disk or a
      * file-size limit leaves every target as it was. */
-    for (i = 0; i < n; i++) {
-        if (t[i].way != MG_REPLACE || t[i].unchanged)
-            continue;
-        if (mg_lock_commit(i, &t[i]) != 0) {
-            *failed = i;
-            goto out;
-        }
-    }
+    if (mg_lock_commit_all(n, t, failed) != 0)
+        goto out;
     /* In place last: a FIFO's reader sees nothing unless the files have
      * been replaced. */
     for (i = 0; i < n; i++)

@@ -16,10 +16,12 @@ of the machine is written.
   SIGKILL) makes a run wait, then exit 2 naming it, with nothing written
   and the lock file left alone;
 - a generate of half a million devices interrupted by SIGINT or SIGTERM at
-  24 moments from 30% to 110% of an uninterrupted run's time (the lock
-  files are held in the last part; SIGKILL at these moments leaves one in
-  about 4 of 24) leaves no lock file, nothing but the .h and the .c, and
-  those of one run (the previous or the new);
+  60 moments from 50% to 110% of an uninterrupted run's time (the lock
+  files are held in the last part, which SIGKILL at such moments shows by
+  leaving some behind) leaves no lock file, nothing but the .h and the .c,
+  and those of one run (the previous or the new: a signal between the two
+  renames once left a new .h beside an old .c, in about 3% of such
+  moments);
 - a FIFO as the spec, --inventory, a spec's inventory: or an inventory's
   topology: is refused at once (exit 2), a missing, directory or looping
   input is an I/O error (exit 2) wherever it is named;
@@ -285,7 +287,7 @@ def concurrent(meshgen, d, c, rounds=60):
              f"a stale lock: the directory changed: {sorted(os.listdir(out))}")
 
 
-def interrupted(meshgen, d, c, moments=24):
+def interrupted(meshgen, d, c, moments=60):
     """SIGINT and SIGTERM while generate loads, writes its lock files and
     renames them: the handler removes what the run holds, then the signal
     ends it as it would have."""
@@ -310,7 +312,7 @@ def interrupted(meshgen, d, c, moments=24):
     ended = 0
     for i in range(moments):
         sig = signal.SIGINT if i % 2 else signal.SIGTERM
-        after = whole * (0.3 + 0.8 * i / moments)
+        after = whole * (0.5 + 0.6 * i / moments)
         p = start(i)
         time.sleep(after)
         p.send_signal(sig)
