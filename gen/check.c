@@ -63,18 +63,20 @@ static int mg_check_c_name(const struct mg_check_ctx *c, const char *what, const
 {
     if (!mg_is_c_identifier(name)) {
         mg_error(c->diags, check, at,
-                 "%s '%s' is not a C identifier (letters, digits and '_', not starting with "
+                 "%s %s is not a C identifier (letters, digits and '_', not starting with "
                  "a digit)",
-                 what, name);
+                 what, mg_show(c->arena, name));
         return 0;
     }
     if (mg_is_reserved(name)) {
         mg_error(c->diags, check, at,
-                 "%s '%s' is reserved in C (it starts with '__' or '_' and a capital)", what, name);
+                 "%s %s is reserved in C (it starts with '__' or '_' and a capital)", what,
+                 mg_show(c->arena, name));
         return 0;
     }
     if (mg_name_scheme_fault(name)) {
-        mg_error(c->diags, check, at, "%s '%s' %s", what, name, mg_name_scheme_fault(name));
+        mg_error(c->diags, check, at, "%s %s %s", what, mg_show(c->arena, name),
+                 mg_name_scheme_fault(name));
         return 0;
     }
     return 1;
@@ -91,27 +93,27 @@ static int check_name_identifier(const struct mg_check_ctx *c)
         return 0;
     if (!(s->name[0] >= 'a' && s->name[0] <= 'z') || strpbrk(s->name, MG_UPPER)) {
         mg_error(c->diags, MG_CHK_NAME_IDENTIFIER, s->name_at,
-                 "mesh name '%s' is not lower-case, starting with a letter: its upper-case "
+                 "mesh name %s is not lower-case, starting with a letter: its upper-case "
                  "form prefixes the macros, so two names that differ in case would share them",
-                 s->name);
+                 mg_show(c->arena, s->name));
         return 0;
     }
     if (strncmp(s->name, "meshgen", 7) == 0) {
         mg_error(c->diags, MG_CHK_NAME_IDENTIFIER, s->name_at,
-                 "mesh name '%s' starts with 'meshgen', the runtime's namespace "
+                 "mesh name %s starts with 'meshgen', the runtime's namespace "
                  "(meshgen_*, MESHGEN_*)",
-                 s->name);
+                 mg_show(c->arena, s->name));
         return 0;
     }
     if (mg_is_c_keyword(s->name)) {
-        mg_error(c->diags, MG_CHK_NAME_IDENTIFIER, s->name_at,
-                 "mesh name '%s' is a C or C++ keyword", s->name);
+        mg_error(c->diags, MG_CHK_NAME_IDENTIFIER, s->name_at, "mesh name %s is a C or C++ keyword",
+                 mg_show(c->arena, s->name));
         return 0;
     }
     if (strlen(s->name) > MG_MAX_NAME) {
         mg_error(c->diags, MG_CHK_NAME_IDENTIFIER, s->name_at,
-                 "mesh name '%s' is %zu characters long; at most %d are allowed", s->name,
-                 strlen(s->name), MG_MAX_NAME);
+                 "mesh name %s is %zu characters long; at most %d are allowed",
+                 mg_show(c->arena, s->name), strlen(s->name), MG_MAX_NAME);
         return 0;
     }
     return 1;
@@ -142,8 +144,8 @@ static int check_axis_name_keyword(const struct mg_check_ctx *c)
     for (i = 0; i < c->spec->n_axes; i++) {
         if (mg_is_c_keyword(c->spec->axes[i].name)) {
             mg_error(c->diags, MG_CHK_AXIS_NAME_KEYWORD, c->spec->axes[i].name_at,
-                     "axis name '%s' is a C or C++ keyword and cannot name a constant",
-                     c->spec->axes[i].name);
+                     "axis name %s is a C or C++ keyword and cannot name a constant",
+                     mg_show(c->arena, c->spec->axes[i].name));
             ok = 0;
         }
     }
@@ -157,8 +159,8 @@ static int check_axis_name_length(const struct mg_check_ctx *c)
         size_t n = strlen(c->spec->axes[i].name);
         if (n > MG_MAX_NAME) {
             mg_error(c->diags, MG_CHK_AXIS_NAME_LENGTH, c->spec->axes[i].name_at,
-                     "axis name '%.40s...' is %zu characters long; at most %d are allowed",
-                     c->spec->axes[i].name, n, MG_MAX_NAME);
+                     "axis name %s is %zu characters long; at most %d are allowed",
+                     mg_show(c->arena, c->spec->axes[i].name), n, MG_MAX_NAME);
             ok = 0;
         }
     }
@@ -173,7 +175,7 @@ static int check_axis_name_unique(const struct mg_check_ctx *c)
             if (strcmp(c->spec->axes[i].name, c->spec->axes[j].name) == 0) {
                 mg_error_rel(c->diags, MG_CHK_AXIS_NAME_UNIQUE, c->spec->axes[i].name_at,
                              c->spec->axes[j].name_at, "first defined here",
-                             "axis '%s' appears twice", c->spec->axes[i].name);
+                             "axis %s appears twice", mg_show(c->arena, c->spec->axes[i].name));
                 ok = 0;
                 break;
             }
@@ -218,9 +220,9 @@ static int check_shape_positive(const struct mg_check_ctx *c)
         if (v == -1 || v >= 1)
             continue;
         mg_error(c->diags, MG_CHK_SHAPE_POSITIVE, c->spec->axes[i].size_at,
-                 "size %lld of axis '%s' is not allowed; sizes are positive, or -1 for "
+                 "size %lld of axis %s is not allowed; sizes are positive, or -1 for "
                  "'the rest'",
-                 (long long)v, c->spec->axes[i].name);
+                 (long long)v, mg_show(c->arena, c->spec->axes[i].name));
         ok = 0;
     }
     return ok;
@@ -239,8 +241,9 @@ static int check_shape_infer(const struct mg_check_ctx *c)
         mg_error_rel(c->diags, MG_CHK_SHAPE_INFER, c->spec->axes[i].size_at,
                      c->spec->axes[first].size_at, "the first -1 is here",
                      "more than one -1 in 'shape': only one axis size can be inferred "
-                     "(axis '%s' and axis '%s')",
-                     c->spec->axes[first].name, c->spec->axes[i].name);
+                     "(axis %s and axis %s)",
+                     mg_show(c->arena, c->spec->axes[first].name),
+                     mg_show(c->arena, c->spec->axes[i].name));
         ok = 0;
     }
     return ok;
@@ -255,8 +258,8 @@ static int check_dcn_positive(const struct mg_check_ctx *c)
         if (c->spec->axes[i].dcn >= 1)
             continue;
         mg_error(c->diags, MG_CHK_DCN_POSITIVE, c->spec->axes[i].dcn_at,
-                 "dcn %lld of axis '%s' must be at least 1", (long long)c->spec->axes[i].dcn,
-                 c->spec->axes[i].name);
+                 "dcn %lld of axis %s must be at least 1", (long long)c->spec->axes[i].dcn,
+                 mg_show(c->arena, c->spec->axes[i].name));
         ok = 0;
     }
     return ok;
@@ -282,14 +285,14 @@ static int check_sharding_name(const struct mg_check_ctx *c)
         }
         if (strlen(sh->name) > MG_MAX_NAME) {
             mg_error(c->diags, MG_CHK_SHARDING_NAME, sh->at,
-                     "sharding name '%.40s...' is longer than %d characters", sh->name,
+                     "sharding name %s is longer than %d characters", mg_show(c->arena, sh->name),
                      MG_MAX_NAME);
             ok = 0;
         }
         for (j = 0; j < i; j++)
             if (strcmp(sh->name, c->spec->shardings[j].name) == 0) {
-                mg_error(c->diags, MG_CHK_SHARDING_NAME, sh->at, "sharding '%s' appears twice",
-                         sh->name);
+                mg_error(c->diags, MG_CHK_SHARDING_NAME, sh->at, "sharding %s appears twice",
+                         mg_show(c->arena, sh->name));
                 ok = 0;
             }
     }
@@ -305,8 +308,8 @@ static int check_sharding_axis(const struct mg_check_ctx *c)
             for (k = 0; k < sh->dims[d].n_axes; k++)
                 if (mg_axis_lookup(c->spec, sh->dims[d].axes[k]) < 0) {
                     mg_error(c->diags, MG_CHK_SHARDING_AXIS, sh->dims[d].axes_at[k],
-                             "sharding '%s' uses axis '%s', which is not in 'axes'%s", sh->name,
-                             sh->dims[d].axes[k],
+                             "sharding %s uses axis %s, which is not in 'axes'%s",
+                             mg_show(c->arena, sh->name), mg_show(c->arena, sh->dims[d].axes[k]),
                              mg_suggest_axis(c->arena, c->spec, sh->dims[d].axes[k]));
                     ok = 0;
                 }
@@ -339,8 +342,8 @@ static int mg_sharding_axis_seen(const struct mg_check_ctx *c, const struct mg_s
         const char *times = total == 2 ? "twice" : mg_printf(c->arena, "%d times", total);
         mg_error_rel(c->diags, MG_CHK_SHARDING_AXIS_UNIQUE, sh->dims[d].axes_at[k],
                      sh->dims[first_d].axes_at[first_k], "first used here",
-                     "sharding '%s' uses axis '%s' %s; an axis may shard one dimension once",
-                     sh->name, axis, times);
+                     "sharding %s uses axis %s %s; an axis may shard one dimension once",
+                     mg_show(c->arena, sh->name), mg_show(c->arena, axis), times);
     }
     return before > 0;
 }
@@ -369,9 +372,9 @@ static int check_sharding_mpmd(const struct mg_check_ctx *c)
             for (k = 0; k < sh->dims[d].n_axes; k++)
                 if (strcmp(sh->dims[d].axes[k], c->spec->mpmd) == 0) {
                     mg_error(c->diags, MG_CHK_SHARDING_MPMD, sh->dims[d].axes_at[k],
-                             "sharding '%s' uses '%s', the MPMD axis; stages run different "
+                             "sharding %s uses %s, the MPMD axis; stages run different "
                              "programs, so an array cannot be split across them",
-                             sh->name, c->spec->mpmd);
+                             mg_show(c->arena, sh->name), mg_show(c->arena, c->spec->mpmd));
                     ok = 0;
                 }
     }
@@ -385,8 +388,8 @@ static int check_sharding_rank(const struct mg_check_ctx *c)
         const struct mg_spec_sharding *sh = &c->spec->shardings[i];
         if (sh->has_shape && sh->n_dims > sh->shape_n) {
             mg_error(c->diags, MG_CHK_SHARDING_RANK, sh->shape_list_at,
-                     "sharding '%s' has a spec of %d dimensions but its shape has only %d",
-                     sh->name, sh->n_dims, sh->shape_n);
+                     "sharding %s has a spec of %d dimensions but its shape has only %d",
+                     mg_show(c->arena, sh->name), sh->n_dims, sh->shape_n);
             ok = 0;
         }
     }
@@ -401,8 +404,8 @@ static int check_sharding_shape_positive(const struct mg_check_ctx *c)
         for (d = 0; sh->has_shape && d < sh->shape_n; d++)
             if (sh->shape[d] < 1) {
                 mg_error(c->diags, MG_CHK_SHARDING_SHAPE_POSITIVE, sh->shape_at[d],
-                         "dimension %d of sharding '%s' has size %lld; sizes are positive", d,
-                         sh->name, (long long)sh->shape[d]);
+                         "dimension %d of sharding %s has size %lld; sizes are positive", d,
+                         mg_show(c->arena, sh->name), (long long)sh->shape[d]);
                 ok = 0;
             }
     }
@@ -445,10 +448,11 @@ static int check_granules_homogeneous(const struct mg_check_ctx *c)
         if (gr[g].n_devices != gr[0].n_devices) {
             mg_error_rel(c->diags, MG_CHK_GRANULES_HOMOGENEOUS, hosts[p->granule_hosts[k]].at,
                          hosts[p->granule_hosts[0]].at, "the first granule is here",
-                         "%s '%s' has %d %s devices but %s '%s' has %d; every granule of a "
+                         "%s %s has %d %s devices but %s %s has %d; every granule of a "
                          "hybrid mesh must hold the same number",
-                         mg_granule_kind(&gr[g]), gr[g].key, gr[g].n_devices, mg_kind_name(p->kind),
-                         mg_granule_kind(&gr[0]), gr[0].key, gr[0].n_devices);
+                         mg_granule_kind(&gr[g]), mg_show_host(c->arena, gr[g].key),
+                         gr[g].n_devices, mg_kind_name(p->kind), mg_granule_kind(&gr[0]),
+                         mg_show_host(c->arena, gr[0].key), gr[0].n_devices);
             return 0;
         }
     }
@@ -467,12 +471,12 @@ static int check_devices_granules(const struct mg_check_ctx *c)
         if (gr[g].n_used != gr[0].n_used) {
             mg_error(c->diags, MG_CHK_DEVICES_GRANULES, c->spec->devices_at,
                      "'devices: %lld' takes the first %lld %s devices in process order: %d of "
-                     "%s '%s' but %d of %s '%s'; the mesh must take the same number of each "
+                     "%s %s but %d of %s %s; the mesh must take the same number of each "
                      "granule it uses (a multiple of %d, or at most %d)",
                      (long long)c->plan->n_mesh, (long long)c->plan->n_mesh,
-                     mg_kind_name(c->plan->kind), gr[0].n_used, mg_granule_kind(&gr[0]), gr[0].key,
-                     gr[g].n_used, mg_granule_kind(&gr[g]), gr[g].key, gr[0].n_devices,
-                     gr[0].n_devices);
+                     mg_kind_name(c->plan->kind), gr[0].n_used, mg_granule_kind(&gr[0]),
+                     mg_show_host(c->arena, gr[0].key), gr[g].n_used, mg_granule_kind(&gr[g]),
+                     mg_show_host(c->arena, gr[g].key), gr[0].n_devices, gr[0].n_devices);
             return 0;
         }
     }
@@ -581,9 +585,10 @@ static int check_sharding_divides(const struct mg_check_ctx *c)
                             &shards);
             if (sh->shape[d] % shards != 0) {
                 mg_error(c->diags, MG_CHK_SHARDING_DIVIDES, sh->shape_at[d],
-                         "sharding '%s': dimension %d of size %lld is not divisible by its "
+                         "sharding %s: dimension %d of size %lld is not divisible by its "
                          "%lld shards",
-                         sh->name, d, (long long)sh->shape[d], (long long)shards);
+                         mg_show(c->arena, sh->name), d, (long long)sh->shape[d],
+                         (long long)shards);
                 ok = 0;
             }
         }
@@ -635,15 +640,15 @@ static int check_mpmd_process(const struct mg_check_ctx *c)
         }
     if (!n_bad)
         return 1;
-    what = mg_printf(c->arena, "process %d on host '%s'", first,
-                     c->inv->hosts[p->processes[first].host].name);
+    what = mg_printf(c->arena, "process %d on host %s", first,
+                     mg_show_host(c->arena, c->inv->hosts[p->processes[first].host].name));
     mg_error(c->diags, MG_CHK_MPMD_PROCESS, c->spec->mpmd_at,
              "%s hold%s devices in two MPMD stages%s device %d in stage %d and device %d in "
-             "stage %d%s; each process must run one stage (make '%s' an outer, DCN axis, or use "
+             "stage %d%s; each process must run one stage (make %s an outer, DCN axis, or use "
              "'processes: device')",
              n_bad > 1 ? mg_printf(c->arena, "%d of %d processes", n_bad, p->n_processes) : what,
              n_bad > 1 ? "" : "s", n_bad > 1 ? mg_printf(c->arena, " (the first, %s:", what) : ":",
-             dev_a, st_a, dev_b, st_b, n_bad > 1 ? ")" : "", c->spec->mpmd);
+             dev_a, st_a, dev_b, st_b, n_bad > 1 ? ")" : "", mg_show(c->arena, c->spec->mpmd));
     return 0;
 }
 

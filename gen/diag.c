@@ -248,10 +248,11 @@ void mg_warning(struct mg_diags *d, enum mg_check_id check, struct mg_mark at, c
     va_end(ap);
 }
 
-/* Values quoted in messages are cut here, so a message stays readable;
- * paths keep their head and their tail (the file's name) around "...". */
-#define MG_SHOW_MAX 40
+/* Paths keep their head and their tail (the file's name) around "...";
+ * host names their head and their number, in MG_SHOW_MAX bytes. */
 #define MG_SHOW_PATH_PART 100
+#define MG_SHOW_HOST_HEAD 24
+#define MG_SHOW_HOST_TAIL 13
 
 /* s quoted, escaped as terminal text and cut as mg_escape_cut cuts. */
 static const char *mg_quote(struct mg_arena *a, const char *s, size_t head, size_t tail)
@@ -273,6 +274,11 @@ const char *mg_show(struct mg_arena *a, const char *s)
     return mg_quote(a, s, MG_SHOW_MAX, 0);
 }
 
+const char *mg_show_host(struct mg_arena *a, const char *name)
+{
+    return mg_quote(a, name, MG_SHOW_HOST_HEAD, MG_SHOW_HOST_TAIL);
+}
+
 const char *mg_show_path(struct mg_arena *a, const char *path)
 {
     return mg_quote(a, path, MG_SHOW_PATH_PART, MG_SHOW_PATH_PART);
@@ -282,7 +288,12 @@ void mg_describe_shape(struct mg_buf *b, const struct mg_spec *spec, const int64
 {
     int i;
     mg_buf_puts(b, "(");
-    for (i = 0; i < spec->n_axes; i++)
-        mg_buf_printf(b, "%s%s=%lld", i ? ", " : "", spec->axes[i].name, (long long)v[i]);
+    for (i = 0; i < spec->n_axes; i++) {
+        /* An axis name is shown before the checks have judged it, so it
+         * is escaped and cut as a quoted value is. */
+        mg_buf_puts(b, i ? ", " : "");
+        mg_escape_cut(b, MG_ESC_TEXT, spec->axes[i].name, MG_SHOW_MAX, 0);
+        mg_buf_printf(b, "=%lld", (long long)v[i]);
+    }
     mg_buf_puts(b, ")");
 }

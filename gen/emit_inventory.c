@@ -3,14 +3,30 @@
  * counts per kind, the topology and its digest, and, once per topology,
  * its GPUs (PCI bus id, NUMA node, cpuset, model, UUID) with their
  * closeness matrix, its NUMA nodes and packages. It formats a loaded
- * inventory and knows nothing of hwloc, files or meshes.
+ * inventory and knows nothing of hwloc, files or meshes. Every string an
+ * input gave (a model or vendor from an hwloc export, a topology's path) is
+ * escaped as terminal text where it is written (escape.h): hwloc's strings
+ * reach here with C0 controls replaced but C1 ones (U+009B, a terminal's
+ * CSI) kept, and a path may hold any byte.
  */
 #include "internal.h"
+#include "escape.h"
 
 /* The most GPUs whose closeness is printed as a matrix: past it the matrix
  * (n x n numbers) would be most of the output and of the time, and no one
  * reads a table wider than a screen (docs/reference.md §6). */
 #define MG_INVENTORY_MATRIX_MAX 64
+
+/* s escaped as terminal text, then padded to width bytes, as "%-*s". */
+static void mg_inventory_cell(struct mg_buf *b, const char *s, int width)
+{
+    struct mg_buf cell;
+
+    mg_buf_init(&cell);
+    mg_escape(&cell, MG_ESC_TEXT, s ? s : "");
+    mg_buf_printf(b, "%-*s", width, cell.data ? cell.data : "");
+    mg_buf_free(&cell);
+}
 
 static void mg_inventory_gpus(struct mg_buf *b, const struct mg_topology *t)
 {
@@ -20,8 +36,11 @@ static void mg_inventory_gpus(struct mg_buf *b, const struct mg_topology *t)
                   "uuid");
     for (i = 0; i < n; i++) {
         const struct mg_devinfo *d = &t->devs[MG_KIND_GPU][i];
-        mg_buf_printf(b, "  %-4d %-14s %-5d %-16s %-28s %s\n", i, d->pci, d->numa, d->cpuset,
-                      d->model, d->uuid);
+        mg_buf_printf(b, "  %-4d %-14s %-5d %-16s ", i, d->pci, d->numa, d->cpuset);
+        mg_inventory_cell(b, d->model, 28);
+        mg_buf_puts(b, " ");
+        mg_inventory_cell(b, d->uuid, 0);
+        mg_buf_puts(b, "\n");
     }
     if (!mg_topology_has_closeness(t, MG_KIND_GPU))
         return;
@@ -64,8 +83,10 @@ static void mg_inventory_domains(struct mg_buf *b, const struct mg_topology *t)
     for (k = MG_KIND_NUMA; k <= MG_KIND_PACKAGE; k++) {
         for (i = 0; i < t->n[k]; i++) {
             const struct mg_devinfo *d = &t->devs[k][i];
-            mg_buf_printf(b, "  %-7s %-3d numa %-3d cpuset %s%s%s\n", mg_kind_name(k), d->os_index,
-                          d->numa, d->cpuset, d->model[0] ? "  " : "", d->model);
+            mg_buf_printf(b, "  %-7s %-3d numa %-3d cpuset %s%s", mg_kind_name(k), d->os_index,
+                          d->numa, d->cpuset, d->model[0] ? "  " : "");
+            mg_escape(b, MG_ESC_TEXT, d->model);
+            mg_buf_puts(b, "\n");
         }
     }
 }
@@ -77,16 +98,21 @@ void mg_emit_inventory(struct mg_buf *b, const struct mg_inventory *inv)
     for (h = 0; h < inv->n_hosts; h++) {
         const struct mg_host *host = &inv->hosts[h];
         const struct mg_topology *t = &inv->topologies[host->topology];
-        mg_buf_printf(b, "host %s", host->name);
-        if (host->slice)
-            mg_buf_printf(b, " (slice %s)", host->slice);
+        mg_buf_puts(b, "host ");
+        mg_escape(b, MG_ESC_TEXT, host->name);
+        if (host->slice) {
+            mg_buf_puts(b, " (slice ");
+            mg_escape(b, MG_ESC_TEXT, host->slice);
+            mg_buf_puts(b, ")");
+        }
         mg_buf_puts(b, ":");
         /* A host has hwloc's kinds or, in a TPU slice, TPU devices alone. */
         for (k = 0; k < MG_N_KINDS; k++)
             if ((k == MG_KIND_TPU) == (t->tpu != NULL))
                 mg_buf_printf(b, " %d %s", t->n[k], mg_kind_name(k));
-        mg_buf_printf(b, "\n  topology %s, digest %.16s\n", t->label ? t->label : t->key,
-                      t->digest);
+        mg_buf_puts(b, "\n  topology ");
+        mg_escape(b, MG_ESC_TEXT, t->label ? t->label : t->key);
+        mg_buf_printf(b, ", digest %.16s\n", t->digest);
         /* Print a topology's devices once: hosts sharing it are alike. */
         if (h > 0 && inv->hosts[h - 1].topology == host->topology)
             continue;

@@ -278,7 +278,7 @@ static int mg_tpu_placeable(struct mg_arena *a, struct mg_diags *d, struct mg_ma
         mg_error(d, MG_CHK_ENV_TPU, at,
                  "process %d: the mesh uses %d of the %d chips of TPU slice %s, but libtpu's "
                  "TPU_PROCESS_BOUNDS spans the whole slice: every chip needs its process",
-                 process, used, n, mg_show(a, mg_or_empty(p->inv->hosts[host].slice)));
+                 process, used, n, mg_show_host(a, mg_or_empty(p->inv->hosts[host].slice)));
         return -1;
     }
     return 0;
@@ -368,8 +368,8 @@ int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan 
         int host = meshgen_host_from_vars(m, mg_env_get, &v, name, sizeof name);
         if (host >= 0 && host != p->processes[process].host) {
             mg_error(d, MG_CHK_ENV_PROCESS, at, "process %d runs on host %s, not on %s",
-                     (int)process, mg_show(a, p->inv->hosts[p->processes[process].host].name),
-                     mg_show(a, q->host));
+                     (int)process, mg_show_host(a, p->inv->hosts[p->processes[process].host].name),
+                     mg_show_host(a, q->host));
             return -1;
         }
         rc = host < 0 ? host : MESHGEN_OK;

@@ -246,7 +246,7 @@ static void mg_topology_per_host(struct mg_inv_ctx *c, struct mg_group *g, const
     mg_error(c->d, MG_CHK_INVENTORY_LOAD, n->mark,
              "%s: host %s has no snapshot at %s (from %s; %d of the group's %d hosts have "
              "none): %s; export it on that host with 'meshgen inventory --export'",
-             where, mg_show(c->a, g->names[first]), mg_show_path(c->a, first_path),
+             where, mg_show_host(c->a, g->names[first]), mg_show_path(c->a, first_path),
              mg_show_path(c->a, pattern), missing, g->n_names, strerror(err));
 }
 
@@ -329,6 +329,7 @@ static const struct mg_tpu_family *mg_tpu_shape(struct mg_inv_ctx *c, const stru
     char reason[MG_TPU_REASON_MAX];
     const struct mg_tpu_family *f;
     const char *name;
+    int rc;
 
     if (v[MG_GK_SYNTHETIC]) {
         mg_error(c->d, MG_CHK_INVENTORY_TOPOLOGY, v[MG_GK_SYNTHETIC]->mark,
@@ -341,7 +342,8 @@ static const struct mg_tpu_family *mg_tpu_shape(struct mg_inv_ctx *c, const stru
         return NULL;
     f = mg_tpu_family_find(name, reason, sizeof reason);
     if (!f) {
-        mg_error(c->d, MG_CHK_TPU_FAMILY, v[MG_GK_TPU]->mark, "%s.tpu: %s", where, reason);
+        mg_error(c->d, MG_CHK_TPU_FAMILY, v[MG_GK_TPU]->mark, "%s.tpu: unknown TPU family %s; %s",
+                 where, mg_show(c->a, name), reason);
         return NULL;
     }
     if (!v[MG_GK_TOPOLOGY]) {
@@ -353,9 +355,10 @@ static const struct mg_tpu_family *mg_tpu_shape(struct mg_inv_ctx *c, const stru
     }
     if (!mg_get_string(c->d, v[MG_GK_TOPOLOGY], mg_printf(c->a, "%s.topology", where), -1, text))
         return NULL;
-    if (mg_tpu_parse_topology(f, *text, dims, reason, sizeof reason) != 0) {
-        mg_error(c->d, MG_CHK_TPU_TOPOLOGY, v[MG_GK_TOPOLOGY]->mark, "%s.topology: %s", where,
-                 reason);
+    rc = mg_tpu_parse_topology(f, *text, dims, reason, sizeof reason);
+    if (rc != 0) {
+        mg_error(c->d, MG_CHK_TPU_TOPOLOGY, v[MG_GK_TOPOLOGY]->mark, "%s.topology: %s%s%s", where,
+                 rc == -2 ? mg_show(c->a, *text) : "", rc == -2 ? " " : "", reason);
         return NULL;
     }
     return f;
@@ -537,7 +540,7 @@ static void mg_group_slice(struct mg_inv_ctx *c, struct mg_group *g, const struc
         mg_error(c->d, MG_CHK_INVENTORY_SLICE, g->slice_at,
                  "%s.slice: found the control character #x%02lX in %s, expected a name of "
                  "printable characters",
-                 where, cp, mg_show(c->a, g->slice));
+                 where, cp, mg_show_host(c->a, g->slice));
         g->slice = NULL;
         return;
     }
@@ -599,7 +602,7 @@ static void mg_check_tpu_slices(struct mg_inv_ctx *c, const struct mg_group *gro
                      "first named here",
                      "%s.slice: found the slice %s of hosts[%zu] again, expected each TPU "
                      "slice to be one host group of its own",
-                     mg_where(c->a, "hosts", (long)i), mg_show(c->a, groups[i].slice), j);
+                     mg_where(c->a, "hosts", (long)i), mg_show_host(c->a, groups[i].slice), j);
     }
 }
 
@@ -764,7 +767,7 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
         if (!dups[g])
             continue;
         where = mg_where(c->a, "hosts", (long)g);
-        name = mg_show(c->a, inv->hosts[dup_host[g]].name);
+        name = mg_show_host(c->a, inv->hosts[dup_host[g]].name);
         more = dups[g] > 1 ? mg_printf(c->a, " (and %d more)", dups[g] - 1) : "";
         first_group = host_group[dup_first[g]];
         if ((size_t)first_group == g)

@@ -103,7 +103,9 @@ static char *mg_io_slurp(struct mg_diags *d, struct mg_mark at, const struct mg_
     return buf;
 
 oom:
-    mg_error(d, r->check, at, "cannot read %s: out of memory", mg_input_name(d, r, label));
+    /* The generator's policy for every allocation (docs/architecture.md):
+     * exit 2, not an error of the input. */
+    mg_oom();
 fail:
     free(buf);
     return NULL;
@@ -279,6 +281,33 @@ int mg_is_directory(const char *path)
 static char mg_lock_name[MG_MAX_OUTPUTS][4096];
 static volatile sig_atomic_t mg_lock_held[MG_MAX_OUTPUTS];
 
+/* The signals that end a process by default and whose handler removes the
+ * lock files (mg_locks_guard). */
+static const int mg_lock_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM};
+
+/* Holds those signals back while a lock file and its mark in mg_lock_held
+ * change together (created, renamed away, removed), and lets them in
+ * again: a signal between the two would leave a lock file behind, or
+ * remove the one another run has just taken under the same name. */
+static void mg_locks_hold_signals(sigset_t *old)
+{
+    sigset_t set;
+    size_t i;
+
+    sigemptyset(&set);
+    for (i = 0; i < sizeof mg_lock_signals / sizeof mg_lock_signals[0]; i++)
+        sigaddset(&set, mg_lock_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void mg_locks_release_signals(const sigset_t *old)
+{
+    int saved = errno;
+
+    sigprocmask(SIG_SETMASK, old, NULL);
+    errno = saved;
+}
+
 static void mg_locks_remove(void)
 {
     int i;
@@ -303,7 +332,6 @@ static void mg_locks_on_signal(int sig)
  * Installed once, when the first lock is taken. */
 static void mg_locks_guard(void)
 {
-    static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM};
     static int installed;
     struct sigaction sa, old;
     size_t i;
@@ -315,9 +343,9 @@ static void mg_locks_guard(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = mg_locks_on_signal;
     sigemptyset(&sa.sa_mask);
-    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-            sigaction(sigs[i], &sa, NULL);
+    for (i = 0; i < sizeof mg_lock_signals / sizeof mg_lock_signals[0]; i++)
+        if (sigaction(mg_lock_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+            sigaction(mg_lock_signals[i], &sa, NULL);
 }
 
 /* The descriptor N that a path spelled /dev/fd/N or /proc/self/fd/N names
@@ -534,6 +562,7 @@ out:
 static int mg_lock_take(int i, struct mg_target *t)
 {
     size_t n = strlen(t->path);
+    sigset_t old;
 
     if (n + sizeof MG_LOCK_SUFFIX > sizeof mg_lock_name[i]) {
         errno = ENAMETOOLONG;
@@ -541,28 +570,55 @@ static int mg_lock_take(int i, struct mg_target *t)
     }
     memcpy(mg_lock_name[i], t->path, n);
     memcpy(mg_lock_name[i] + n, MG_LOCK_SUFFIX, sizeof MG_LOCK_SUFFIX);
+    mg_locks_hold_signals(&old);
     t->fd = open(mg_lock_name[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (t->fd < 0)
-        return -1;
-    mg_lock_held[i] = 1;
-    return 0;
+    if (t->fd >= 0)
+        mg_lock_held[i] = 1;
+    mg_locks_release_signals(&old);
+    return t->fd < 0 ? -1 : 0;
 }
 
 /* Closes and removes the lock file of output i, if it holds one. */
 static void mg_lock_drop(int i, struct mg_target *t)
 {
     int saved = errno;
+    sigset_t old;
 
     if (t->way != MG_REPLACE)
         return;
     if (t->fd >= 0)
         close(t->fd);
     t->fd = -1;
+    mg_locks_hold_signals(&old);
     if (mg_lock_held[i]) {
         mg_lock_held[i] = 0;
         unlink(mg_lock_name[i]);
     }
+    mg_locks_release_signals(&old);
     errno = saved;
+}
+
+/* Renames each lock file over its target, which is then no longer held.
+ * The signals are held back until every rename is done: one that came
+ * between two renames would leave a new .h beside an old .c. 0, or -1 with
+ * errno and *failed set (the lock files from there on are still held). */
+static int mg_lock_commit_all(int n, const struct mg_target *t, int *failed)
+{
+    sigset_t old;
+    int i, rc = 0;
+
+    mg_locks_hold_signals(&old);
+    for (i = 0; i < n && rc == 0; i++) {
+        if (t[i].way != MG_REPLACE || t[i].unchanged)
+            continue;
+        rc = rename(mg_lock_name[i], t[i].path);
+        if (rc == 0)
+            mg_lock_held[i] = 0;
+        else
+            *failed = i;
+    }
+    mg_locks_release_signals(&old);
+    return rc;
 }
 
 /* Takes the lock file of every output that is replaced, or none: while
@@ -660,15 +716,8 @@ int mg_write_outputs(int n, const struct mg_output *out, int *failed)
         goto out;
     /* Every file is written before any is replaced: a full disk or a
      * file-size limit leaves every target as it was. */
-    for (i = 0; i < n; i++) {
-        if (t[i].way != MG_REPLACE || t[i].unchanged)
-            continue;
-        if (rename(mg_lock_name[i], t[i].path) != 0) {
-            *failed = i;
-            goto out;
-        }
-        mg_lock_held[i] = 0;
-    }
+    if (mg_lock_commit_all(n, t, failed) != 0)
+        goto out;
     /* In place last: a FIFO's reader sees nothing unless the files have
      * been replaced. */
     for (i = 0; i < n; i++)

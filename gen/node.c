@@ -99,7 +99,7 @@ static const char *mg_show_tag(struct mg_arena *a, const char *tag)
 {
     size_t pre = strlen(MG_TAG(""));
     if (strncmp(tag, MG_TAG(""), pre) == 0)
-        return mg_printf(a, "!!%s", tag + pre);
+        return mg_show(a, mg_printf(a, "!!%s", tag + pre));
     return mg_show(a, tag);
 }
 

@@ -47,7 +47,7 @@ static int resolve_mpmd_axis(const struct mg_resolve_ctx *c)
         }
     }
     mg_error(c->diags, MG_CHK_MPMD_AXIS, c->spec->mpmd_at,
-             "'mpmd' names axis '%s', which is not in 'axes'%s", c->spec->mpmd,
+             "'mpmd' names axis %s, which is not in 'axes'%s", mg_show(c->arena, c->spec->mpmd),
              mg_suggest_axis(c->arena, c->spec, c->spec->mpmd));
     return 0;
 }
@@ -93,10 +93,10 @@ static int resolve_device_kind(const struct mg_resolve_ctx *c)
         return 1;
     mg_error(c->diags, MG_CHK_DEVICE_KIND_AVAILABLE,
              mg_has(c->spec->device_kind_at) ? c->spec->device_kind_at : c->spec->mesh_at,
-             "the inventory '%s' has no %s devices (it has %lld gpu, %lld core, %lld numa, "
+             "the inventory %s has no %s devices (it has %lld gpu, %lld core, %lld numa, "
              "%lld package, %lld pu%s)",
-             inv->source, mg_kind_name(c->plan->kind), (long long)n[0], (long long)n[1],
-             (long long)n[2], (long long)n[3], (long long)n[4],
+             mg_show_path(c->arena, inv->source), mg_kind_name(c->plan->kind), (long long)n[0],
+             (long long)n[1], (long long)n[2], (long long)n[3], (long long)n[4],
              n[MG_KIND_TPU] ? mg_printf(c->arena, ", %lld tpu", (long long)n[MG_KIND_TPU]) : "");
     return 0;
 }
@@ -249,14 +249,15 @@ static int resolve_axis_sizes(const struct mg_resolve_ctx *c)
     if (prod == INT64_MAX || c->plan->n_mesh % prod != 0) {
         if (prod == INT64_MAX)
             mg_error(c->diags, MG_CHK_SHAPE_DIVIDES, s->axes[infer].size_at,
-                     "cannot infer the size of axis '%s': the other axes alone need more than "
+                     "cannot infer the size of axis %s: the other axes alone need more than "
                      "%d devices",
-                     s->axes[infer].name, MG_MAX_DEVICES);
+                     mg_show(c->arena, s->axes[infer].name), MG_MAX_DEVICES);
         else
             mg_error(c->diags, MG_CHK_SHAPE_DIVIDES, s->axes[infer].size_at,
-                     "cannot infer the size of axis '%s': %lld devices are not divisible by "
+                     "cannot infer the size of axis %s: %lld devices are not divisible by "
                      "%lld, the product of the other axes",
-                     s->axes[infer].name, (long long)c->plan->n_mesh, (long long)prod);
+                     mg_show(c->arena, s->axes[infer].name), (long long)c->plan->n_mesh,
+                     (long long)prod);
         return 0;
     }
     c->plan->size[infer] = c->plan->n_mesh / prod;
@@ -274,8 +275,8 @@ static int resolve_dcn_split(const struct mg_resolve_ctx *c)
         c->plan->dcn[i] = c->spec->axes[i].dcn;
         if (c->plan->size[i] % c->plan->dcn[i] != 0) {
             mg_error(c->diags, MG_CHK_DCN_DIVIDES, c->spec->axes[i].dcn_at,
-                     "axis '%s' has size %lld, which dcn %lld does not divide",
-                     c->spec->axes[i].name, (long long)c->plan->size[i],
+                     "axis %s has size %lld, which dcn %lld does not divide",
+                     mg_show(c->arena, c->spec->axes[i].name), (long long)c->plan->size[i],
                      (long long)c->plan->dcn[i]);
             ok = 0;
             continue;
@@ -327,10 +328,11 @@ static void mg_dcn_infer_error(const struct mg_resolve_ctx *c, int bad, int64_t 
         mg_describe_shape(&b, c->spec, c->plan->size);
         mg_error(c->diags, MG_CHK_DCN_INFER, c->spec->shape_at,
                  "cannot split the shape %s over %d granules of %lld devices by eformer's "
-                 "calculate_host_mesh_shape: axis '%s' (size %lld) takes the %lld granules "
+                 "calculate_host_mesh_shape: axis %s (size %lld) takes the %lld granules "
                  "left, which do not divide it; give 'dcn' explicitly",
                  b.data, c->plan->n_granules, (long long)c->plan->per_granule,
-                 c->spec->axes[bad].name, (long long)c->plan->size[bad], (long long)bad_granules);
+                 mg_show(c->arena, c->spec->axes[bad].name), (long long)c->plan->size[bad],
+                 (long long)bad_granules);
     } else {
         for (i = 0; i < c->spec->n_axes; i++) {
             mg_mul_size(iprod, c->plan->ici[i], &iprod);

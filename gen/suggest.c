@@ -19,6 +19,8 @@
  * come from, nor of how a message is worded around the suggestion.
  */
 #include "internal.h"
+#include "diag.h"
+#include "escape.h"
 
 #include <string.h>
 
@@ -169,8 +171,13 @@ void mg_suggest_put(struct mg_buf *b, const struct mg_suggest *s)
     if (!n)
         return;
     mg_buf_puts(b, "; did you mean ");
-    for (i = 0; i < n; i++)
-        mg_buf_printf(b, "%s'%s'", i == 0 ? "" : i + 1 == n ? " or " : ", ", w[i]);
+    for (i = 0; i < n; i++) {
+        /* A candidate may be a name of the spec (an axis), so it is quoted
+         * as any echoed value is: escaped, and cut past 40 bytes. */
+        mg_buf_puts(b, i == 0 ? "'" : i + 1 == n ? " or '" : ", '");
+        mg_escape_cut(b, MG_ESC_TEXT, w[i], MG_SHOW_MAX, 0);
+        mg_buf_puts(b, "'");
+    }
     mg_buf_puts(b, "?");
 }
 

@@ -298,10 +298,10 @@ static void mg_check_uuid(struct mg_arena *a, struct mg_diags *d, struct mg_mark
     if (!v->uuid[0] || mg_uuid_valid(v->uuid))
         return;
     mg_warning(d, MG_CHK_INVENTORY_UUID, at,
-               "inventory '%s': GPU %d (%s) has the UUID %s, which is not one a runtime takes "
+               "inventory %s: GPU %d (%s) has the UUID %s, which is not one a runtime takes "
                "(GPU-... or MIG-... of letters, digits, '-' and '/', or up to 16 hex digits); "
                "it is left out and the GPU is named by its index",
-               label, i, v->pci, mg_show(a, v->uuid));
+               mg_show_path(a, label), i, v->pci, mg_show(a, v->uuid));
     v->uuid = "";
 }
 
@@ -337,9 +337,9 @@ static void mg_extract_gpus(struct mg_arena *a, struct mg_arena *tmp, struct mg_
         }
     } else {
         mg_warning(d, MG_CHK_INVENTORY_CLOSENESS, at,
-                   "inventory '%s' has %d GPUs, more than %d: their NVLink/XGMI bandwidth is not "
+                   "inventory %s has %d GPUs, more than %d: their NVLink/XGMI bandwidth is not "
                    "read (an n x n matrix), closeness comes from the hwloc tree",
-                   t->label, n, MG_BANDWIDTH_MAX);
+                   mg_show_path(a, t->label), n, MG_BANDWIDTH_MAX);
     }
 #endif
     mg_tree_paths(a, tmp, anchors, n, t, MG_KIND_GPU);
@@ -584,9 +584,10 @@ static int mg_xml_trial(struct mg_diags *d, struct mg_mark at, const char *label
         errno = saved;
     }
     if (pid < 0) {
+        const char *why = strerror(errno); /* before quoting the label may change errno */
         mg_error(d, MG_CHK_INVENTORY_LOAD, at,
-                 "cannot try '%s' in a process of its own before hwloc reads it: %s", label,
-                 strerror(errno));
+                 "cannot try %s in a process of its own before hwloc reads it: %s",
+                 mg_show_path(d->arena, label), why);
         return 0;
     }
     if (pid == 0) {
@@ -598,10 +599,10 @@ static int mg_xml_trial(struct mg_diags *d, struct mg_mark at, const char *label
     if (outcome == MG_TRIAL_LOADED || outcome == MG_TRIAL_REFUSED)
         return 1;
     mg_error(d, MG_CHK_INVENTORY_LOAD, at,
-             "hwloc cannot load '%s': its XML reader crashed on it in a trial load (a process "
+             "hwloc cannot load %s: its XML reader crashed on it in a trial load (a process "
              "of its own); the file is not a topology as hwloc writes it (an object without "
              "one of its cpusets or nodesets, or another forged attribute)",
-             label);
+             mg_show_path(d->arena, label));
     return 0;
 }
 
@@ -697,8 +698,8 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
     case MG_SOURCE_SYNTHETIC:
         if (mg_synthetic_leaves(desc) < 0) {
             mg_error(d, MG_CHK_INVENTORY_LOAD, at,
-                     "synthetic topology '%s' asks for more than %d objects at its lowest level",
-                     desc, MG_SYNTHETIC_MAX_LEAVES);
+                     "synthetic topology %s asks for more than %d objects at its lowest level",
+                     mg_show_path(d->arena, desc), MG_SYNTHETIC_MAX_LEAVES);
             return 0;
         }
         ok = hwloc_topology_set_synthetic(topo, desc) == 0;
@@ -726,9 +727,9 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
         break;
     case MG_SOURCE_SYNTHETIC:
         mg_error(d, MG_CHK_INVENTORY_LOAD, at,
-                 "invalid synthetic topology description '%s' (hwloc's syntax: levels from the "
+                 "invalid synthetic topology description %s (hwloc's syntax: levels from the "
                  "top, the last one 'pu', e.g. 'pack:2 core:4 pu:2')",
-                 desc);
+                 mg_show_path(d->arena, desc));
         break;
     case MG_SOURCE_XML:
     case MG_SOURCE_INVENTORY:
@@ -737,18 +738,18 @@ static int mg_hwloc_load(struct mg_diags *d, struct mg_mark at, hwloc_topology_t
          * HWLOC_TOPOLOGY_EXPORT_XML_FLAG_V2), as docs/reference.md §2 says. */
         if (xml_major >= 3) {
             mg_error(d, MG_CHK_INVENTORY_LOAD, at,
-                     "hwloc cannot load '%s': it is in XML format %d (hwloc 3.x) and meshgen "
+                     "hwloc cannot load %s: it is in XML format %d (hwloc 3.x) and meshgen "
                      "reads format 2 (hwloc 2.x); export it again with hwloc 3's "
                      "'lstopo --export-xml-flags v2 FILE.xml', or with hwloc 2.x's lstopo",
-                     label, xml_major);
+                     mg_show_path(d->arena, label), xml_major);
             break;
         }
         /* hwloc says no more than that (its parser is silent unless
          * HWLOC_XML_VERBOSE is set), so list the usual reasons. */
         mg_error(d, MG_CHK_INVENTORY_LOAD, at,
-                 "hwloc cannot load '%s': not a topology XML this hwloc can read (broken, "
+                 "hwloc cannot load %s: not a topology XML this hwloc can read (broken, "
                  "truncated or not XML)",
-                 label);
+                 mg_show_path(d->arena, label));
         break;
     }
     return 0;
@@ -903,9 +904,9 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
 
     if (kind == MG_SOURCE_INVENTORY) {
         mg_error(d, MG_CHK_INVENTORY_EXPORT, at,
-                 "cannot export '%s': an inventory YAML describes many hosts; export one "
+                 "cannot export %s: an inventory YAML describes many hosts; export one "
                  "host's topology (its XML file, or 'live' on that host)",
-                 source);
+                 mg_show_path(d->arena, source));
         return -1;
     }
     if (!(topo = mg_hwloc_open(d, at, source, source)))
@@ -922,8 +923,9 @@ int mg_topology_export(struct mg_arena *a, struct mg_diags *d, const char *sourc
         hwloc_obj_add_info(root, "HostName", name);
     mg_drop_process_infos(root);
     if (hwloc_topology_export_xmlbuffer(topo, &buf, &n, 0) < 0 || n < 1) {
-        mg_error(d, MG_CHK_INVENTORY_EXPORT, at, "hwloc cannot export '%s' as XML: %s", source,
-                 strerror(errno));
+        const char *why = strerror(errno); /* before quoting the source may change errno */
+        mg_error(d, MG_CHK_INVENTORY_EXPORT, at, "hwloc cannot export %s as XML: %s",
+                 mg_show_path(d->arena, source), why);
         hwloc_topology_destroy(topo);
         return -1;
     }

@@ -81,7 +81,7 @@ const struct mg_tpu_family *mg_tpu_family_find(const char *name, char *reason, s
         if (strcmp(mg_tpu_families[i].name, name) == 0)
             return &mg_tpu_families[i];
     if (cap) {
-        snprintf(reason, cap, "unknown TPU family '%s'; the families are", name);
+        snprintf(reason, cap, "the families are");
         for (i = 0; i < mg_tpu_family_count; i++)
             mg_tpu_append(reason, cap, "%s %s", i ? "," : "", mg_tpu_families[i].name);
     }
@@ -119,10 +119,15 @@ int mg_tpu_parse_topology(const struct mg_tpu_family *f, const char *text, int d
     int i, d[3];
     int64_t chips;
 
-    if (mg_tpu_read_dims(text, f->topology_dims, dims) != 0)
-        return mg_tpu_fail(reason, cap, "'%s' is not a %s topology: expected %s", text, f->name,
-                           f->topology_dims == 2 ? "AxB (chips along x and y)"
-                                                 : "AxBxC (chips along x, y and z)");
+    /* The text is left out of this reason: it can hold anything, and the
+     * caller quotes it through the escaper. Past this point it is digits
+     * and 'x'. */
+    if (mg_tpu_read_dims(text, f->topology_dims, dims) != 0) {
+        mg_tpu_fail(reason, cap, "is not a %s topology: expected %s", f->name,
+                    f->topology_dims == 2 ? "AxB (chips along x and y)"
+                                          : "AxBxC (chips along x, y and z)");
+        return -2;
+    }
     for (i = 0; f->shapes[i]; i++) {
         if (mg_tpu_read_dims(f->shapes[i], f->topology_dims, d) != 0)
             continue;

@@ -6,7 +6,9 @@
  * device-kind handlers, then the n-d torus assignment (tpu_assign.c).
  * Plain structs in, plain arrays out, errors as a reason string that a
  * check reports. Knows nothing of YAML, hwloc, the spec or the inventory
- * file; depends on libc only.
+ * file; depends on libc, and on mg_oom for an allocation that fails, which
+ * ends the run as every one of the generator's does (docs/architecture.md,
+ * "Where memory comes from").
  */
 #ifndef MG_TPU_H
 #define MG_TPU_H
@@ -46,12 +48,17 @@ struct mg_tpu_family {
 extern const struct mg_tpu_family mg_tpu_families[];
 extern const int mg_tpu_family_count;
 
-/* The family called `name`, or NULL with a reason that lists the names. */
+/* The family called `name`, or NULL with a reason that lists the names
+ * ("the families are v2, v3, ..."). No reason of this module holds what
+ * the inventory wrote, which may be anything: the caller quotes it through
+ * the escaper (docs/reference.md, "Echoed strings"). */
 const struct mg_tpu_family *mg_tpu_family_find(const char *name, char *reason, size_t cap);
 
 /* Parses a topology ("4x4x8"; "2x4" for a 2-d family, whose z is 1) into
- * chips along x, y and z. Returns 0, or -1 with a reason that says which
- * topologies the family has. */
+ * chips along x, y and z. Returns 0; -1 with a reason that says which
+ * topologies the family has, when it has no slice of that size; or -2 when
+ * text is not of the family's form, with a reason to follow the quoted
+ * text ("is not a v4 topology: expected AxBxC ..."). */
 int mg_tpu_parse_topology(const struct mg_tpu_family *f, const char *text, int dims[3],
                           char *reason, size_t cap);
 

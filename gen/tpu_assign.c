@@ -13,6 +13,7 @@
  * inventory; libc only.
  */
 #include "tpu.h"
+#include "meshgen/gen.h" /* mg_oom */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -482,16 +483,14 @@ static int mg_tpu_cmp_zyx(const void *a, const void *b)
 }
 
 /* The devices sorted x-minor into scratch, and the bounds from the largest
- * coordinates (compared as tuples, as Python's max does). Returns -1 when
- * out of memory. */
-static int mg_tpu_sequential(const struct mg_tpu_request *q, int32_t *scratch, int bound[3],
-                             char *reason, size_t cap)
+ * coordinates (compared as tuples, as Python's max does). */
+static void mg_tpu_sequential(const struct mg_tpu_request *q, int32_t *scratch, int bound[3])
 {
     const int32_t *top = q->devices[0].coords;
     struct mg_tpu_zyx *s = malloc((size_t)q->n_devices * sizeof *s);
     int i, k;
     if (!s)
-        return mg_tpu_fail(reason, cap, "out of memory for %d devices", q->n_devices);
+        mg_oom();
     for (i = 0; i < q->n_devices; i++) {
         const int32_t *c = q->devices[i].coords;
         for (k = 0; k < 3 && c[k] == top[k]; k++)
@@ -508,7 +507,6 @@ static int mg_tpu_sequential(const struct mg_tpu_request *q, int32_t *scratch, i
     for (i = 0; i < q->n_devices; i++)
         scratch[i] = s[i].index;
     free(s);
-    return 0;
 }
 
 static int mg_tpu_v5e(const struct mg_tpu_request *q, int32_t *perm, int32_t *scratch, char *reason,
@@ -517,8 +515,8 @@ static int mg_tpu_v5e(const struct mg_tpu_request *q, int32_t *perm, int32_t *sc
     const int *order = NULL;
     int b[3], i, n = q->n_devices;
     int64_t longest = 0;
-    if (mg_tpu_sequential(q, scratch, b, reason, cap) != 0)
-        return -1;
+    (void)reason, (void)cap; /* it cannot fail: no reason to give */
+    mg_tpu_sequential(q, scratch, b);
     for (i = 0; i < q->n_axes; i++)
         longest = q->shape[i] > longest ? q->shape[i] : longest;
     if (b[0] == 2 && b[1] == 2 && b[2] == 1 && n == 4)
@@ -539,8 +537,8 @@ static int mg_tpu_v5p(const struct mg_tpu_request *q, int32_t *perm, int32_t *sc
                       size_t cap)
 {
     int b[3], i;
-    if (mg_tpu_sequential(q, scratch, b, reason, cap) != 0)
-        return -1;
+    (void)reason, (void)cap; /* it cannot fail: no reason to give */
+    mg_tpu_sequential(q, scratch, b);
     if (!(b[0] == 2 && b[1] == 2 && b[2] == 2 && q->n_devices == 8))
         return 0;
     for (i = 0; i < 8; i++)
@@ -710,10 +708,8 @@ int mg_tpu_create_device_mesh(const struct mg_tpu_request *q, struct mg_tpu_resu
         return -1;
     cells = malloc((size_t)n * sizeof *cells);
     tmp = malloc((size_t)n * sizeof *tmp);
-    if (!cells || !tmp) {
-        mg_tpu_fail(r->reason, sizeof r->reason, "out of memory for %d devices", n);
-        goto out;
-    }
+    if (!cells || !tmp)
+        mg_oom();
     /* The handler is the last device's kind's, as in JAX; all devices of a
      * request share one kind here. */
     for (i = 0; i < MG_COUNT(mg_tpu_handlers); i++) {
@@ -840,10 +836,8 @@ int mg_tpu_create_hybrid_device_mesh(const struct mg_tpu_request *q, struct mg_t
     start = malloc(((size_t)n + 1) * sizeof *start);
     local = malloc((size_t)n * sizeof *local);
     sub = malloc((size_t)n * sizeof *sub);
-    if (!keys || !order || !start || !local || !sub) {
-        mg_tpu_fail(r->reason, sizeof r->reason, "out of memory for %d devices", n);
-        goto out;
-    }
+    if (!keys || !order || !start || !local || !sub)
+        mg_oom();
     g = mg_tpu_granules(q, keys, order, start);
     if (dcn_prod != g) {
         mg_tpu_tuple(t, sizeof t, q->dcn, q->n_axes, false);

@@ -86,7 +86,7 @@ static const char *mg_first_hosts(struct mg_arena *a, const struct mg_inventory 
                       h == 0                  ? ""
                       : h + 1 == inv->n_hosts ? " and "
                                               : ", ",
-                      mg_show(a, inv->hosts[h].name));
+                      mg_show_host(a, inv->hosts[h].name));
     if (shown < inv->n_hosts)
         mg_buf_printf(&b, " and %d more", inv->n_hosts - shown);
     s = mg_strdup(a, b.data ? b.data : "");
@@ -114,7 +114,7 @@ static int mg_verify_host(struct mg_arena *a, struct mg_diags *d, const struct m
     }
     if (rc != MESHGEN_OK) {
         mg_error(d, MG_CHK_NODE_HOST, at, "%s=%s is not a host name: %s",
-                 q->host ? "--host" : self.source, mg_show(a, self.name),
+                 q->host ? "--host" : self.source, mg_show_host(a, self.name),
                  meshgen__host_name_refusal(self.name, strlen(self.name), &off));
         return -1;
     }
@@ -131,13 +131,15 @@ static int mg_verify_host(struct mg_arena *a, struct mg_diags *d, const struct m
         mg_error(d, MG_CHK_NODE_HOST, at,
                  "this machine's name %s (from %s) fits hosts %s and %s alike (up to the first "
                  "dot); set MESHGEN_HOSTNAME to the full name of one",
-                 mg_show(a, self.name), q->host ? "--host" : self.source,
-                 mg_show(a, inv->hosts[match[0]].name), mg_show(a, inv->hosts[match[1]].name));
+                 mg_show_host(a, self.name), q->host ? "--host" : self.source,
+                 mg_show_host(a, inv->hosts[match[0]].name),
+                 mg_show_host(a, inv->hosts[match[1]].name));
     else
         mg_error(d, MG_CHK_NODE_HOST, at,
                  "this machine's name %s (from %s) is no host of the inventory, whose hosts are "
                  "%s; %s",
-                 mg_show(a, self.name), q->host ? "--host" : self.source, mg_first_hosts(a, inv),
+                 mg_show_host(a, self.name), q->host ? "--host" : self.source,
+                 mg_first_hosts(a, inv),
                  q->host || strcmp(self.source, "MESHGEN_HOSTNAME") == 0
                      ? "name one of them (case does not matter)"
                  : mg_verify_under_slurm(q)
@@ -270,7 +272,7 @@ static const char *mg_value_text(struct mg_arena *a, const struct meshgen__diff 
 static const char *mg_diff_text(const struct mg_verify_ctx *c, const struct meshgen__diff *diff)
 {
     struct mg_arena *a = c->a;
-    const char *host = mg_show(a, c->host->name);
+    const char *host = mg_show_host(a, c->host->name);
 
     if (diff->field && strcmp(diff->field, "count") == 0)
         return mg_printf(a, "host %s has %s %s in the inventory and %s on this machine", host,
@@ -404,7 +406,7 @@ int mg_verify_node(struct mg_arena *a, struct mg_diags *d, const struct mg_inven
         mg_error(d, MG_CHK_NODE_HOST, c.host->at,
                  "host %s is a TPU host: hwloc does not see TPU chips, so there is nothing of "
                  "it to compare with the inventory",
-                 mg_show(a, c.host->name));
+                 mg_show_host(a, c.host->name));
         return -1;
     }
     if (mg_topology_load(a, d, "live", "live", machine, &live, NULL) != 0)
@@ -413,7 +415,7 @@ int mg_verify_node(struct mg_arena *a, struct mg_diags *d, const struct mg_inven
     c.xml = xml = mg_verify_xml(a, c.want);
     /* A single topology file is the inventory, named by the spec. */
     c.listed = mg_source_kind(inv->source) == MG_SOURCE_INVENTORY
-                   ? mg_printf(a, "host %s is listed here", mg_show(a, c.host->name))
+                   ? mg_printf(a, "host %s is listed here", mg_show_host(a, c.host->name))
                    : "the inventory is named here";
     /* GPUs and NUMA nodes are what a job is placed by, and the mesh's own
      * kind what its tables hold: each device is compared. Of the other CPU

@@ -567,9 +567,9 @@ static struct mg_node *mg_yaml_new_node(struct mg_yloader *l, enum mg_node_kind 
         const char *t = n->tag;
         int std = strncmp(t, MG_YAML_TAG(""), pre) == 0;
         mg_error(l->diags, MG_CHK_YAML_TAG, n->mark,
-                 "found the tag '%s%s' on a %s; expected no tag (only !!str, !!int, !!bool and "
+                 "found the tag %s on a %s; expected no tag (only !!str, !!int, !!bool and "
                  "!!null are accepted, on scalars)",
-                 std ? "!!" : "", std ? t + pre : t,
+                 mg_show(l->arena, mg_printf(l->arena, "%s%s", std ? "!!" : "", std ? t + pre : t)),
                  kind == MG_NODE_MAP   ? "mapping"
                  : kind == MG_NODE_SEQ ? "sequence"
                                        : "scalar");
@@ -654,9 +654,9 @@ static int mg_yaml_alias(struct mg_yloader *l, const yaml_event_t *ev)
     if (an)
         return mg_yaml_add(l, an->node, an->size, at);
     mg_error(l->diags, MG_CHK_YAML_SYNTAX, at,
-             "found an alias to the unknown anchor '%s'; expected an anchor defined earlier "
+             "found an alias to the unknown anchor %s; expected an anchor defined earlier "
              "and outside the aliasing node",
-             name);
+             mg_show(l->arena, name));
     l->failed = 1;
     /* A null placeholder keeps the mapping's keys and values paired. */
     n = mg_yaml_new_node(l, MG_NODE_SCALAR, ev->start_mark, NULL);

@@ -7,12 +7,18 @@
   each give a diagnostic line of a few hundred bytes;
 - a file name with a newline and a GitHub workflow command in it neither
   splits a diagnostic nor starts a line of its own, in text, JSON and
-  GitHub formats; JSON gives the name back exactly.
+  GitHub formats; JSON gives the name back exactly;
+- names of a spec holding ESC [, a C1 control (U+009B), U+2028, a newline
+  and a long tail (tests/cases/hostile_names.yaml) are quoted, escaped and
+  cut past 40 bytes in every message that echoes them, in text, GitHub,
+  JSON and SARIF: no message holds a control character or grows past 300
+  bytes, and each document is valid UTF-8 (JSON and SARIF parse).
 
     diag_bounds.py MESHGEN
 """
 import json
 import os
+import re
 import sys
 
 import mgtest
@@ -23,6 +29,31 @@ LINE_MAX = 700  # a message of 480 bytes (its head and tail), some escaped; the 
 
 def validate(meshgen, d, *args):
     return mgtest.meshgen(meshgen, "validate", *args, cwd=d, timeout=120)
+
+
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def hostile_formats(meshgen, fail):
+    """Every message about hostile_names.yaml, in every format."""
+    cases = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cases")
+    for fmt in ("text", "github", "json", "sarif"):
+        p = validate(meshgen, cases, "--inventory", INV, "--format", fmt, "hostile_names.yaml")
+        try:
+            out = p.stderr.decode("utf-8")
+        except UnicodeDecodeError as e:
+            fail(f"hostile names, {fmt}: not UTF-8 ({e})")
+            continue
+        if fmt == "json":
+            messages = [g["message"] for g in json.loads(out)["diagnostics"]]
+        elif fmt == "sarif":
+            messages = [r["message"]["text"] for r in json.loads(out)["runs"][0]["results"]]
+        else:
+            messages = [ln for ln in out.split("\n") if "error" in ln]
+        bad = [m for m in messages if CONTROL.search(m) or len(m) > 300 or "...'" not in m]
+        if p.returncode != 1 or len(messages) < 14 or bad:
+            fail(f"hostile names, {fmt}: exit {p.returncode}, {len(messages)} messages, "
+                 f"these raw or long: {bad[:2]!r}")
 
 
 def main():
@@ -40,7 +71,7 @@ def main():
         write("long-host.yaml", "meshgen-inventory: 1\nhosts:\n  - names: "
               + "h" * 1_000_000 + "[1-\n    synthetic: \"pack:1 core:2 pu:1\"\n")
         for name, check, want in (
-                ("long-name.yaml", "name-identifier", "aaa' is 10000000 characters long"),
+                ("long-name.yaml", "name-identifier", "aaa...' is 10000000 characters long"),
                 ("long-axis.yaml", "axis-name-identifier", "x y\\nx y"),
                 ("long-host.yaml", "hostlist", "...")):
             p = validate(meshgen, d, "--inventory", INV, name)
@@ -78,6 +109,7 @@ def main():
             elif any(ln.startswith("::error file=x") for ln in lines) or \
                     (fmt == "text" and any(ln.startswith("::") for ln in lines)):
                 fail(f"{fmt}: a workflow command was injected: {lines}")
+        hostile_formats(meshgen, fail)
         # Usage errors echo the command line the same way.
         for args, want in (([evil], "unknown command 'evil\\n::error file=x::pwned\\r"),
                            (["resolve", "--format", "x" * 100_000], "x" * 200 + "..."),

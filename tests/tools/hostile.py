@@ -32,12 +32,32 @@ HOSTILE = [
     "#define pwned 1",
     "??/ trigraph ??=",
     "caf\u00e9 \u00fcber \u2603",
+    # C1 controls, which hwloc's strings keep: U+009B is a terminal's CSI.
+    "csi \u009b31m nel \u0085 end",
 ]
+# What a terminal must never be sent raw: C0 controls but the line break,
+# DEL, and C1 controls (as UTF-8, or a byte 0x80-0x9F of its own).
+RAW_CONTROL = re.compile(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
 HOST = "Hostile-Host_01.rack-7"
 # A HostName is a host name or refused (docs/reference.md §2, "Host names"):
 # these never reach the generated C. The 5000-byte one once did, as a string
 # literal that gcc -std=c99 -Wpedantic -Werror rejects (overlength-strings).
 REFUSED_HOSTS = ['h"<o&>*/st\\', ".a", "a" * 5000]
+
+
+def inventory_text(meshgen, t, xml, fail):
+    """`meshgen inventory` escapes what hwloc and the file system gave it:
+    the GPU models (C1 controls among them) and a topology path holding an
+    escape sequence and a newline reach the terminal as \\xNN and \\n."""
+    path = mgtest.write(os.path.join(t, "e\x1b[31m\nx.xml"), xml)
+    p = mgtest.meshgen(meshgen, "inventory", "--inventory", path)
+    out = p.stdout
+    if p.returncode != 0 or RAW_CONTROL.search(out):
+        fail(f"inventory: exit {p.returncode}, raw control bytes in {out[:600]!r}")
+    if b"e\\x1b[31m\\nx.xml, digest" not in out:
+        fail(f"inventory: the topology's path is not escaped: {out[:300]!r}")
+    if b"csi \\xc2\\x9b31m nel \\xc2\\x85 end" not in out:
+        fail(f"inventory: the C1 model is not escaped: {out[:900]!r}")
 
 
 def main():
@@ -137,6 +157,7 @@ def main():
             fail(f"the generated C does not compile as C99: {p.stderr[-500:]}")
         # HostNames that are no host names are refused at load, named, and
         # nothing is generated.
+        inventory_text(meshgen, t, xml, fail)
         for bad in REFUSED_HOSTS:
             refused = mgtest.write(os.path.join(t, "refused.xml"),
                                    base.replace('<info name="Backend" value="Synthetic"/>',

@@ -9,7 +9,10 @@ file left behind, and every output as it was.
   XML files, a YAML inventory and synthetic topologies exit 0, or 2 with
   "out of memory"; no lock file is left and generate's previous .h and .c
   are intact. (hwloc does not check all of its own allocations: without
-  meshgen's check before each load, some limits end in SIGSEGV.)
+  meshgen's check before each load, some limits end in SIGSEGV.) The same
+  for the TPU assignment of a whole v5p slice (8192 devices), at every
+  limit in the 2 MiB below the one where it succeeds, in 16 KiB steps: its
+  work arrays are the last large allocations there.
 - A file-size limit (`ulimit -f`) smaller than an output: SIGXFSZ is
   ignored, the write fails with EFBIG, which is an I/O error naming the
   file ("File too large"), for the .h/.c pair, show --svg, inventory
@@ -101,6 +104,31 @@ def memory(meshgen, data, d, c):
     c.check(started > 0, "meshgen never started under any ulimit -v")
 
 
+def tpu_memory(meshgen, data, d, c):
+    """Out of memory in the TPU assignment: exit 2, never an error of the
+    spec (exit 1, "order: torus: out of memory ...")."""
+    mgtest.write(os.path.join(d, "inv.yaml"), "meshgen-inventory: 1\nhosts:\n"
+                 "  - names: t-[0-2047]\n    tpu: v5p\n    topology: 16x16x32\n")
+    spec = mgtest.write(os.path.join(d, "spec.yaml"),
+                        "meshgen: 1\nname: t\ninventory: inv.yaml\n"
+                        "mesh: {axes: [dp, tp], shape: [-1, 32]}\n")
+    lo, hi = 2048, 1 << 20  # lo fails (or cannot start), hi succeeds
+    if run(meshgen, ["validate", spec], d, as_kib=hi).returncode != 0:
+        c.check(False, "the v5p slice does not validate without a tight limit")
+        return
+    while hi - lo > 16:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if run(meshgen, ["validate", spec], d, as_kib=mid).returncode == 0 \
+            else (mid, hi)
+    for kib in range(max(2048, hi - 2048), hi, 16):
+        p = run(meshgen, ["validate", spec], d, as_kib=kib)
+        if p.returncode == 127 and b"loading shared libraries" in p.stderr:
+            continue
+        c.check(p.returncode in (0, 2) and (p.returncode == 0 or b"out of memory" in p.stderr),
+                f"the TPU assignment under ulimit -v {kib}: exit {p.returncode} "
+                f"{p.stderr[-200:]!r}")
+
+
 def file_size(meshgen, data, d, c):
     """ulimit -f below each output's size."""
     out = os.path.join(d, "out")
@@ -174,8 +202,8 @@ def main():
     # ASan reserves terabytes of address space: ulimit -v cannot apply.
     probe = run(meshgen, ["--version"], "/", as_kib=1 << 20)
     with mgtest.tempdir("limits") as d:
-        for part in (memory, file_size, full_disk):
-            if part is memory and probe.returncode != 0:
+        for part in (memory, tpu_memory, file_size, full_disk):
+            if part in (memory, tpu_memory) and probe.returncode != 0:
                 print("out of memory: skipped, meshgen does not start under ulimit -v "
                       "(a sanitizer build)")
                 continue
