@@ -625,6 +625,11 @@ struct mg_spec *mg_spec_from_string(struct mg_arena *a, struct mg_diags *d, cons
  * most `limit` names. Returns the count, or -1 after reporting. */
 int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text, struct mg_mark at,
                        int limit, const char ***names);
+/* The same with the names in `a` and the array of them, with the work of
+ * the expansion, in `scratch`: a reader that copies the pointers elsewhere
+ * frees 8 bytes per name with it. */
+int mg_hostlist_expand_in(struct mg_arena *a, struct mg_arena *scratch, struct mg_diags *d,
+                          const char *text, struct mg_mark at, int limit, const char ***names);
 
 /* topology.c: what an inventory source names: "live" (this machine),
  * "synthetic:<hwloc description>", an inventory file (a name ending in
