@@ -197,20 +197,23 @@ void mg_fuzz_check_plan(const struct mg_plan *p)
     }
     if (p->n_axes < 1 || product != p->n_mesh || p->n_mesh > p->n_devices)
         __builtin_trap();
-    for (f = 0; f < p->n_mesh; f++)
-        if (p->mesh[f] < 0 || p->mesh[f] >= p->n_devices || p->device_index[p->mesh[f]] != f)
+    for (f = 0; f < p->n_mesh; f++) {
+        int dev = mg_plan_mesh_at(p, f);
+        if (dev < 0 || dev >= p->n_devices || mg_plan_index_of(p, dev) != f)
             __builtin_trap();
+    }
     for (i = 0; i < p->n_devices; i++)
-        used += p->device_index[i] >= 0;
+        used += mg_plan_index_of(p, i) >= 0;
     for (i = 0; i < p->n_processes; i++) {
         const struct mg_plan_process *pr = &p->processes[i];
         if (pr->first != n || pr->count < 1)
             __builtin_trap();
-        for (k = 0; k < pr->count; k++, n++)
-            if (p->device_index[p->process_devices[n]] < 0 ||
-                p->devices[p->process_devices[n]].host != pr->host ||
-                (n > 0 && p->process_devices[n] <= p->process_devices[n - 1]))
+        for (k = 0; k < pr->count; k++, n++) {
+            int dev = mg_plan_process_device(p, n);
+            if (mg_plan_index_of(p, dev) < 0 || mg_plan_host_of(p, dev, NULL) != pr->host ||
+                (n > 0 && dev <= mg_plan_process_device(p, n - 1)))
                 __builtin_trap();
+        }
     }
     if (used != p->n_mesh || n != p->n_mesh)
         __builtin_trap();

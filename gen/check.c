@@ -607,8 +607,8 @@ static int mg_process_two_stages(const struct mg_plan *p, int i, int *dev_a, int
     int j;
 
     for (j = 0; j < pr->count; j++) {
-        int dev = p->process_devices[pr->first + j];
-        int stage = mg_stage_of(p, p->device_index[dev]);
+        int dev = mg_plan_process_device(p, pr->first + j);
+        int stage = mg_stage_of(p, mg_plan_index_of(p, dev));
         if (j == 0) {
             *dev_a = dev;
             *st_a = stage;

@@ -44,7 +44,7 @@ static int mg_grid_same_slice(const char *a, const char *b)
 static int mg_grid_raw(const struct mg_plan *p, enum mg_color_by by, const int *slice_host,
                        int flat)
 {
-    int host = p->devices[p->mesh[flat]].host;
+    int host = mg_plan_host_of(p, mg_plan_mesh_at(p, flat), NULL);
 
     if (by == MG_COLOR_BY_STAGE)
         return mg_stage_of(p, flat);
@@ -137,7 +137,7 @@ int mg_natural_cmp(const char *a, const char *b)
 /* The name of the raw key at mesh position flat, on the heap. */
 static char *mg_grid_raw_name(const struct mg_plan *p, enum mg_color_by by, int flat)
 {
-    int host = p->devices[p->mesh[flat]].host;
+    int host = mg_plan_host_of(p, mg_plan_mesh_at(p, flat), NULL);
     char buf[32];
 
     if (by == MG_COLOR_BY_STAGE) {
@@ -158,7 +158,7 @@ static int mg_grid_count_hosts(const struct mg_plan *p)
     if (!seen)
         mg_oom();
     for (i = 0; i < p->n_mesh; i++) {
-        int host = p->devices[p->mesh[i]].host;
+        int host = mg_plan_host_of(p, mg_plan_mesh_at(p, i), NULL);
         n += !seen[host];
         seen[host] = 1;
     }
@@ -345,7 +345,8 @@ static void mg_grid_cells(struct mg_buf *b, const struct mg_plan *p, const struc
     mg_grid_shape(p, &rows, &cols);
     for (i = 0; i < rows && i < MG_GRID_MAX_ROWS; i++) {
         for (j = 0; j < cols && j < MG_GRID_MAX_COLS; j++) {
-            int flat = i * cols + j, dev = p->mesh[flat], host = p->devices[dev].host;
+            int flat = i * cols + j, dev = mg_plan_mesh_at(p, flat);
+            int host = mg_plan_host_of(p, dev, NULL);
             mg_grid_color(b, k, color, flat);
             if (p->inv->n_hosts > 1)
                 mg_buf_printf(b, " %*d@%-*d ", width, dev, hwidth, host);
@@ -533,19 +534,19 @@ int mg_torus_slices(const struct mg_plan *p, struct mg_torus_slice **out)
     if (p->kind != MG_KIND_TPU)
         return 0;
     for (i = 0; i < p->n_devices; i++) {
-        const struct mg_plan_device *d = &p->devices[i];
-        const struct mg_topology *t = &inv->topologies[inv->hosts[d->host].topology];
-        const struct mg_devinfo *dv = &t->devs[MG_KIND_TPU][d->local];
+        int local, host = mg_plan_host_of(p, i, &local);
+        const struct mg_topology *t = &inv->topologies[inv->hosts[host].topology];
+        const struct mg_devinfo *dv = &t->devs[MG_KIND_TPU][local];
         struct mg_torus_slice *e;
         if (!t->tpu)
             continue;
-        if (d->host != last_host)
-            k = mg_torus_slice_of(p, d->host, &s, &n, &cap);
-        last_host = d->host;
+        if (host != last_host)
+            k = mg_torus_slice_of(p, host, &s, &n, &cap);
+        last_host = host;
         e = &s[k];
         e->at[(dv->coords[0] + e->dims[0] * (dv->coords[1] + e->dims[1] * dv->coords[2])) *
                   e->cores +
-              dv->core_on_chip] = p->device_index[i];
+              dv->core_on_chip] = mg_plan_index_of(p, i);
     }
     /* Only the slices the mesh uses. */
     for (i = k = 0; i < n; i++) {

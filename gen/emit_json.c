@@ -71,7 +71,7 @@ static void mg_json_hosts(struct mg_json *j, const struct mg_plan *p)
     mg_json_tpl_free(&row);
 }
 
-/* An inline array of n ints. */
+/* An inline array of n ints (v NULL: 0 to n - 1). */
 static void mg_json_ints(struct mg_json *j, const char *key, const int *v, int n)
 {
     mg_json_key(j, key);
@@ -167,15 +167,19 @@ static void mg_json_devices(struct mg_json *j, const struct mg_plan *p)
 {
     struct mg_device_rows rows = {-1, 0, NULL};
     struct mg_json_arg arg[2] = {{0}};
-    int i;
+    int h, i, first;
 
     mg_json_key(j, "devices");
     mg_json_array(j, MG_JSON_ALIGNED);
-    for (i = 0; i < p->n_devices; i++) {
-        const struct mg_plan_device *dv = &p->devices[i];
-        arg[0].i = i;
-        arg[1].i = dv->host;
-        mg_json_fill(j, mg_device_row(&rows, p, p->inv->hosts[dv->host].topology, dv->local), arg);
+    /* Device ids are numbered host by host. */
+    for (h = 0; h < p->inv->n_hosts; h++) {
+        int end = h + 1 < p->inv->n_hosts ? p->host_first[h + 1] : p->n_devices;
+        int topology = p->inv->hosts[h].topology;
+        for (i = first = p->host_first[h]; i < end; i++) {
+            arg[0].i = i;
+            arg[1].i = h;
+            mg_json_fill(j, mg_device_row(&rows, p, topology, i - first), arg);
+        }
     }
     mg_json_end(j);
     mg_device_rows_clear(&rows);
@@ -246,7 +250,8 @@ static void mg_json_processes(struct mg_json *j, const struct mg_plan *p)
         const struct mg_plan_process *pr = &p->processes[i];
         arg[0].i = i;
         arg[1].i = pr->host;
-        arg[2].ints = p->process_devices + pr->first;
+        arg[2].ints = p->process_devices ? p->process_devices + pr->first : NULL;
+        arg[2].i = pr->first;
         arg[2].n = (size_t)pr->count;
         arg[3].i = pr->stage;
         mg_json_fill(j, &row, arg);

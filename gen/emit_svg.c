@@ -154,9 +154,9 @@ static const char *mg_svg_fill_of(const struct mg_svg *g, int flat)
 static void mg_svg_cell(struct mg_buf *b, const struct mg_svg *g, int i, int j)
 {
     const struct mg_plan *p = g->p;
-    int flat = i * g->cols + j, dev = p->mesh[flat], x = g->gx + j * g->side;
+    int flat = i * g->cols + j, dev = mg_plan_mesh_at(p, flat), x = g->gx + j * g->side;
     int y = g->gy + i * g->side, mid = x + g->side / 2;
-    const struct mg_host *h = &p->inv->hosts[p->devices[dev].host];
+    const struct mg_host *h = &p->inv->hosts[mg_plan_host_of(p, dev, NULL)];
 
     mg_buf_printf(b, "<g><title>device %d on host ", dev);
     mg_svg_text(b, h->name);
@@ -191,7 +191,7 @@ static void mg_svg_block(struct mg_buf *b, const struct mg_svg *g, int bi, int b
 
     for (r = r0; r < r1; r++)
         for (c = c0; c < c1; c++) {
-            int flat = r * g->cols + c, host = p->devices[p->mesh[flat]].host;
+            int flat = r * g->cols + c, host = mg_plan_host_of(p, mg_plan_mesh_at(p, flat), NULL);
             mixed |= g->keys->of[flat] != g->keys->of[first];
             n_hosts += stamp[host] != id;
             stamp[host] = id;
@@ -203,11 +203,11 @@ static void mg_svg_block(struct mg_buf *b, const struct mg_svg *g, int bi, int b
         "devices (%d..%d) on %d host%s, ",
         g->gx + bj * g->side, g->gy + bi * g->side, g->side, g->side, mg_svg_fill_of(g, first),
         mixed ? " fill-opacity=\"0.55\"" : "", r0, r1 - 1, c0, c1 - 1, (r1 - r0) * (c1 - c0),
-        p->mesh[first], p->mesh[last], n_hosts, n_hosts == 1 ? "" : "s");
-    mg_svg_text(b, p->inv->hosts[p->devices[p->mesh[first]].host].name);
+        mg_plan_mesh_at(p, first), mg_plan_mesh_at(p, last), n_hosts, n_hosts == 1 ? "" : "s");
+    mg_svg_text(b, p->inv->hosts[mg_plan_host_of(p, mg_plan_mesh_at(p, first), NULL)].name);
     if (n_hosts > 1) {
         mg_buf_puts(b, " ... ");
-        mg_svg_text(b, p->inv->hosts[p->devices[p->mesh[last]].host].name);
+        mg_svg_text(b, p->inv->hosts[mg_plan_host_of(p, mg_plan_mesh_at(p, last), NULL)].name);
     }
     mg_buf_puts(b, "</title></rect>\n");
 }
@@ -498,10 +498,10 @@ static void mg_svg_chip(struct mg_buf *b, const struct mg_svg *g, const struct m
             mg_buf_puts(b, "not in the mesh");
             continue;
         }
-        mg_buf_printf(b, "device %d (", p->mesh[f]);
+        mg_buf_printf(b, "device %d (", mg_plan_mesh_at(p, f));
         mg_svg_coords(b, p, f);
         mg_buf_puts(b, ") on host ");
-        mg_svg_text(b, p->inv->hosts[p->devices[p->mesh[f]].host].name);
+        mg_svg_text(b, p->inv->hosts[mg_plan_host_of(p, mg_plan_mesh_at(p, f), NULL)].name);
     }
     mg_buf_printf(b,
                   "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
@@ -568,10 +568,10 @@ static void mg_svg_chip_block(struct mg_buf *b, const struct mg_svg *g,
     mg_svg_text(b, o->s->name);
     mg_buf_printf(b, ": %d device%s in the mesh", used, used == 1 ? "" : "s");
     if (first >= 0) {
-        mg_buf_printf(b, ", the first device %d (", p->mesh[first]);
+        mg_buf_printf(b, ", the first device %d (", mg_plan_mesh_at(p, first));
         mg_svg_coords(b, p, first);
         mg_buf_puts(b, ") on host ");
-        mg_svg_text(b, p->inv->hosts[p->devices[p->mesh[first]].host].name);
+        mg_svg_text(b, p->inv->hosts[mg_plan_host_of(p, mg_plan_mesh_at(p, first), NULL)].name);
     }
     mg_buf_puts(b, "</title></rect>\n");
 }

@@ -177,7 +177,7 @@ static void mg_env_visible(struct mg_arena *a, struct mg_diags *d, struct mg_mar
         return;
     mg_buf_init(&b);
     for (i = 0; i < pr->count; i++) {
-        int dev = p->process_devices[pr->first + i];
+        int dev = mg_plan_process_device(p, pr->first + i);
         const struct meshgen_device_info *info = meshgen_device_info(m, dev);
         int var = meshgen_vendor_env_var(info->vendor_id);
 
@@ -271,7 +271,7 @@ static int mg_tpu_placeable(struct mg_arena *a, struct mg_diags *d, struct mg_ma
                 if (info->coords[k] + 1 > bounds[k])
                     bounds[k] = info->coords[k] + 1;
             n++;
-            used += p->device_index[dev] >= 0;
+            used += mg_plan_index_of(p, dev) >= 0;
         }
     }
     if (used != n) {
@@ -295,7 +295,7 @@ static int mg_env_tpu(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
                       struct mg_env *e)
 {
     int host = p->processes[process].host, bounds[3], q, h, task = 0, port = 0, hosts = 0;
-    int slices = 0, *local;
+    int slices = 0, *local, chip;
     struct mg_buf b;
 
     if (p->kind != MG_KIND_TPU)
@@ -327,9 +327,9 @@ static int mg_env_tpu(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
                       hosts == 1 ? "localhost" : p->inv->hosts[qh].name,
                       MG_TPU_BASE_PORT + local[qh]++);
     }
-    mg_env_add(
-        e, "TPU_VISIBLE_CHIPS",
-        mg_printf(a, "%d", p->devices[p->process_devices[p->processes[process].first]].local));
+    /* The chip: the process's device's index among its host's. */
+    mg_plan_host_of(p, mg_plan_process_device(p, p->processes[process].first), &chip);
+    mg_env_add(e, "TPU_VISIBLE_CHIPS", mg_printf(a, "%d", chip));
     mg_env_add(e, "TPU_CHIPS_PER_PROCESS_BOUNDS", "1,1,1");
     mg_env_add(e, "TPU_PROCESS_BOUNDS", mg_printf(a, "%d,%d,%d", bounds[0], bounds[1], bounds[2]));
     mg_env_add(e, "TPU_PROCESS_ADDRESSES", mg_strdup(a, b.data));
@@ -340,6 +340,25 @@ static int mg_env_tpu(struct mg_arena *a, struct mg_diags *d, struct mg_mark at,
                        "slice, and the MEGASCALE_* variables that join the slices are not printed");
     mg_buf_free(&b);
     return 0;
+}
+
+/* The process's devices: its entries of process_devices, or where the
+ * model leaves that table out as the identity, its own entries made. */
+static void mg_env_devices(struct mg_arena *a, const struct mg_plan *p, int process,
+                           struct mg_env *e)
+{
+    int *own, i;
+
+    e->first = p->processes[process].first;
+    e->count = p->processes[process].count;
+    e->devices = p->process_devices;
+    if (e->devices)
+        return;
+    own = mg_alloc_array(a, (size_t)(e->count ? e->count : 1), sizeof *own);
+    for (i = 0; i < e->count; i++)
+        own[i] = e->first + i;
+    e->devices = own;
+    e->first = 0;
 }
 
 int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan *p,
@@ -382,9 +401,7 @@ int mg_env_resolve(struct mg_arena *a, struct mg_diags *d, const struct mg_plan 
     e->n_processes = p->n_processes;
     e->host = p->processes[process].host;
     e->host_name = p->inv->hosts[e->host].name;
-    e->first = p->processes[process].first;
-    e->count = p->processes[process].count;
-    e->devices = p->process_devices;
+    mg_env_devices(a, p, process, e);
     mg_env_visible(a, d, at, p, m, process, e);
     if (mg_env_tpu(a, d, at, p, m, process, e) != 0)
         return -1;

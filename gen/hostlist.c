@@ -397,6 +397,12 @@ static void mg_hl_expand_item(struct mg_hl *h, const struct mg_hl_item *it, size
 int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text, struct mg_mark at,
                        int limit, const char ***names)
 {
+    return mg_hostlist_expand_in(a, a, d, text, at, limit, names);
+}
+
+int mg_hostlist_expand_in(struct mg_arena *a, struct mg_arena *scratch, struct mg_diags *d,
+                          const char *text, struct mg_mark at, int limit, const char ***names)
+{
     struct mg_hl h;
     const char *p = text, *q;
     size_t commas = 0, blanks = 0, opens = 0, i, n_names;
@@ -419,9 +425,9 @@ int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text,
         blanks += mg_hl_blank(*q);
         opens += *q == '[';
     }
-    h.items = mg_alloc_array(a, commas + blanks + 1, sizeof *h.items);
-    h.parts = mg_alloc_array(a, 2 * opens + commas + blanks + 1, sizeof *h.parts);
-    h.ranges = mg_alloc_array(a, commas + opens + 1, sizeof *h.ranges);
+    h.items = mg_alloc_array(scratch, commas + blanks + 1, sizeof *h.items);
+    h.parts = mg_alloc_array(scratch, 2 * opens + commas + blanks + 1, sizeof *h.parts);
+    h.ranges = mg_alloc_array(scratch, commas + opens + 1, sizeof *h.ranges);
     /* Items are separated by a comma or by blanks, and blanks around a
      * comma or around the whole text are no item. */
     p = mg_hl_skip_blanks(p);
@@ -446,10 +452,10 @@ int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text,
         return -1;
     }
     n_names = (size_t)total;
-    out = mg_alloc_array(a, n_names, sizeof *out);
-    pos = mg_alloc_array(a, h.n_parts, sizeof *pos);
-    val = mg_alloc_array(a, h.n_parts, sizeof *val);
-    order = mg_alloc_array(a, h.n_parts, sizeof *order);
+    out = mg_alloc_array(scratch, n_names, sizeof *out);
+    pos = mg_alloc_array(scratch, h.n_parts, sizeof *pos);
+    val = mg_alloc_array(scratch, h.n_parts, sizeof *val);
+    order = mg_alloc_array(scratch, h.n_parts, sizeof *order);
     for (i = 0, total = 0; i < h.n_items; i++) {
         mg_hl_expand_item(&h, &h.items[i], pos, val, order, out + total);
         total += h.items[i].count;

@@ -446,11 +446,6 @@ struct mg_inventory {
 
 /* ---- the resolved model ------------------------------------------------- */
 
-struct mg_plan_device {
-    int host;
-    int local; /* index among the host's devices of this kind */
-};
-
 struct mg_plan_process {
     int host;
     int first; /* into plan.process_devices */
@@ -518,14 +513,21 @@ struct mg_plan {
     int *torus;
     struct mg_tpu_result *tpu;
 
-    /* Completed by the planner. */
-    struct mg_plan_device *devices; /* by device id */
-    int *host_first;                /* host -> its first device id */
-    int *mesh;                      /* flat index -> device id */
-    int *device_index;              /* device id -> flat index or -1 */
+    /* Completed by the planner. Device ids are numbered host by host, so
+     * host_first gives each device's host and its index among the host's
+     * devices (mg_plan_host_of). The three tables of a device per device
+     * are NULL where they would be the identity (mesh[f] == f, so
+     * device_index[d] == d or -1, and process_devices[i] == i): read them
+     * through mg_plan_mesh_at, mg_plan_index_of and
+     * mg_plan_process_device. A million devices are 12 MiB of tables
+     * that are usually the identity. */
+    int *host_first;   /* host -> its first device id */
+    int host_devices;  /* devices of the kind on every host; 0: not all alike */
+    int *mesh;         /* flat index -> device id; NULL: the identity */
+    int *device_index; /* device id -> flat index or -1; NULL with mesh */
     int n_processes;
     struct mg_plan_process *processes;
-    int *process_devices;
+    int *process_devices; /* NULL: the identity */
     int n_shardings;
     struct mg_plan_sharding *shardings;
     int64_t score;           /* closeness score of the chosen assignment */
@@ -541,6 +543,48 @@ struct mg_plan {
     int *groups[MG_MAX_AXES]; /* per axis: [n_mesh / size][size] device ids */
     char digest[72];          /* "sha256:<hex>" */
 };
+
+/* The host of device id d, and in *local (when not NULL) its index among
+ * that host's devices of the kind. The last host whose first device is at
+ * most d holds it: a host without devices shares its first id with the
+ * host after it. */
+static inline int mg_plan_host_of(const struct mg_plan *p, int d, int *local)
+{
+    int lo = 0, hi = p->inv->n_hosts - 1;
+
+    if (p->host_devices > 0)
+        lo = d / p->host_devices;
+    else
+        while (lo < hi) {
+            int mid = lo + (hi - lo + 1) / 2;
+            if (p->host_first[mid] <= d)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+    if (local)
+        *local = d - p->host_first[lo];
+    return lo;
+}
+
+/* The device at mesh position f. */
+static inline int mg_plan_mesh_at(const struct mg_plan *p, int f)
+{
+    return p->mesh ? p->mesh[f] : f;
+}
+
+/* The mesh position of device id d, or -1 when the mesh does not use it. */
+static inline int mg_plan_index_of(const struct mg_plan *p, int d)
+{
+    return p->device_index ? p->device_index[d] : d < p->n_mesh ? d : -1;
+}
+
+/* Entry i of the processes' devices (process k's are entries first to
+ * first + count - 1). */
+static inline int mg_plan_process_device(const struct mg_plan *p, int i)
+{
+    return p->process_devices ? p->process_devices[i] : i;
+}
 
 /* Per-axis group tables are built by default only up to this many
  * entries (devices x axes); --groups=always lifts it. */
@@ -625,6 +669,11 @@ struct mg_spec *mg_spec_from_string(struct mg_arena *a, struct mg_diags *d, cons
  * most `limit` names. Returns the count, or -1 after reporting. */
 int mg_hostlist_expand(struct mg_arena *a, struct mg_diags *d, const char *text, struct mg_mark at,
                        int limit, const char ***names);
+/* The same with the names in `a` and the array of them, with the work of
+ * the expansion, in `scratch`: a reader that copies the pointers elsewhere
+ * frees 8 bytes per name with it. */
+int mg_hostlist_expand_in(struct mg_arena *a, struct mg_arena *scratch, struct mg_diags *d,
+                          const char *text, struct mg_mark at, int limit, const char ***names);
 
 /* topology.c: what an inventory source names: "live" (this machine),
  * "synthetic:<hwloc description>", an inventory file (a name ending in

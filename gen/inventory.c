@@ -64,6 +64,12 @@ struct mg_topo_slot {
 
 struct mg_inv_ctx {
     struct mg_arena *a;
+    /* Scratch of the read, dropped when the file is read: the hostlists'
+     * arrays of names (copied into inv->hosts), the per-host topologies of
+     * "{host}" patterns and the unique-name check's sort, 28 bytes per
+     * host that the model never reads (docs/architecture.md, "Where
+     * memory comes from"). */
+    struct mg_arena *tmp;
     struct mg_diags *d;
     const char *dir; /* of the inventory file */
     int have_self;   /* self is the inventory file's identity */
@@ -211,7 +217,7 @@ static void mg_topology_per_host(struct mg_inv_ctx *c, struct mg_group *g, const
     int h, missing = 0, first = -1, err = 0;
     const char *first_path = NULL;
 
-    g->host_topology = mg_alloc_array(c->a, (size_t)g->n_names + 1, sizeof(int));
+    g->host_topology = mg_alloc_array(c->tmp, (size_t)g->n_names + 1, sizeof(int));
     mg_topologies_reserve(c, (size_t)g->n_names);
     for (h = 0; h < g->n_names; h++) {
         struct mg_buf b;
@@ -693,7 +699,8 @@ static void mg_read_group(struct mg_inv_ctx *c, struct mg_group *g, const struct
              * hostlist's columns count from the text after it. */
             if (names->quoted)
                 at.col++;
-            g->n_names = mg_hostlist_expand(c->a, c->d, names->value, at, MG_MAX_HOSTS, &g->names);
+            g->n_names = mg_hostlist_expand_in(c->a, c->tmp, c->d, names->value, at, MG_MAX_HOSTS,
+                                               &g->names);
             if (g->n_names < 0)
                 g->n_names = 0;
         }
@@ -734,7 +741,7 @@ static void mg_check_unique_hosts(struct mg_inv_ctx *c, const struct mg_group *g
                                   size_t n_groups, const int *host_group)
 {
     const struct mg_inventory *inv = c->inv;
-    struct mg_named *refs = mg_alloc_array(c->a, (size_t)inv->n_hosts, sizeof *refs);
+    struct mg_named *refs = mg_alloc_array(c->tmp, (size_t)inv->n_hosts, sizeof *refs);
     int *dups = mg_alloc_array(c->a, n_groups, sizeof *dups);
     int *dup_host = mg_alloc_array(c->a, n_groups, sizeof *dup_host);
     int *dup_first = mg_alloc_array(c->a, n_groups, sizeof *dup_first);
@@ -827,7 +834,7 @@ static void mg_read_hosts(struct mg_inv_ctx *c, const struct mg_node *hosts)
 
     mg_name_auto_slices(c, groups, hosts->n);
     inv->hosts = mg_alloc_array(c->a, (size_t)total, sizeof *inv->hosts);
-    host_group = mg_alloc_array(c->a, (size_t)total, sizeof *host_group);
+    host_group = mg_alloc_array(c->tmp, (size_t)total, sizeof *host_group);
     for (i = 0; i < hosts->n; i++) {
         for (h = 0; h < groups[i].n_names; h++) {
             struct mg_host *host = &inv->hosts[inv->n_hosts];
@@ -851,6 +858,7 @@ static struct mg_inventory *mg_inventory_read(struct mg_arena *a, struct mg_diag
 {
     int errors = d->n_errors;
     struct mg_inv_ctx c;
+    struct mg_arena tmp;
     const struct mg_node *v[MG_IK_N];
     int64_t version;
 
@@ -863,6 +871,7 @@ static struct mg_inventory *mg_inventory_read(struct mg_arena *a, struct mg_diag
 
     memset(&c, 0, sizeof c);
     c.a = a;
+    c.tmp = &tmp;
     c.d = d;
     path = mg_strdup(a, path);
     c.dir = mg_path_dirname(a, path);
@@ -880,7 +889,9 @@ static struct mg_inventory *mg_inventory_read(struct mg_arena *a, struct mg_diag
          * with the last: held across the file, distinct topologies pay
          * for them once. */
         int held = mg_topology_hold() == 0;
+        mg_arena_init(&tmp);
         mg_read_hosts(&c, v[MG_IK_HOSTS]);
+        mg_arena_free(&tmp);
         if (held)
             mg_topology_release();
     }

@@ -128,8 +128,9 @@ void mg_json_int(struct mg_json *j, int64_t v)
 #define MG_INT_CHARS 11
 
 /* "[v0, v1, ...]", a few hundred numbers at the cost of one check for
- * room: the mesh and the processes' devices are a number per device. */
-static void mg_json_put_ints(struct mg_buf *b, const int *v, size_t n)
+ * room: the mesh and the processes' devices are a number per device. v
+ * NULL: the run base, base + 1, ..., which the model holds as no table. */
+static void mg_json_put_ints(struct mg_buf *b, const int *v, int64_t base, size_t n)
 {
     size_t i = 0;
 
@@ -142,7 +143,7 @@ static void mg_json_put_ints(struct mg_buf *b, const int *v, size_t n)
                 memcpy(p, ", ", 2);
                 p += 2;
             }
-            p = mg_fmt_i64(p, v[i]);
+            p = mg_fmt_i64(p, v ? v[i] : base + (int64_t)i);
         }
         mg_buf_wrote(b, (size_t)(p - start));
     }
@@ -152,7 +153,7 @@ static void mg_json_put_ints(struct mg_buf *b, const int *v, size_t n)
 void mg_json_int_array(struct mg_json *j, const int *v, size_t n)
 {
     mg_json_sep(j);
-    mg_json_put_ints(j->b, v, n);
+    mg_json_put_ints(j->b, v, 0, n);
 }
 
 void mg_json_null(struct mg_json *j)
@@ -257,7 +258,7 @@ static void mg_json_put_hole(struct mg_buf *b, const char *text, size_t len, enu
         break;
     case MG_JSON_HOLE_INTS:
         mg_buf_put(b, text, len);
-        mg_json_put_ints(b, a->ints, a->n);
+        mg_json_put_ints(b, a->ints, a->i, a->n);
         break;
     }
 }

@@ -32,7 +32,7 @@ enum mg_json_hole {
     MG_JSON_HOLE_INT,            /* .i */
     MG_JSON_HOLE_STRING,         /* .s, escaped */
     MG_JSON_HOLE_STRING_OR_NULL, /* .s, escaped, or null where it is empty or NULL */
-    MG_JSON_HOLE_INTS            /* .ints[0..n) as an inline array */
+    MG_JSON_HOLE_INTS            /* .ints[0..n) as an inline array; .ints NULL: .i, .i + 1, ... */
 };
 
 #define MG_JSON_MAX_HOLES 8
@@ -88,7 +88,7 @@ void mg_json_bool(struct mg_json *j, int v);
 void mg_json_string(struct mg_json *j, const char *s);
 /* A string, or null where it is empty or missing. */
 void mg_json_string_or_null(struct mg_json *j, const char *s);
-/* An inline array of n ints. */
+/* An inline array of n ints; v NULL: 0, 1, ..., n - 1. */
 void mg_json_int_array(struct mg_json *j, const int *v, size_t n);
 /* A member of an object: its name, then the value, as mg_json_key and
  * the call for the value write them. */

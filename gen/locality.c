@@ -21,11 +21,10 @@
  * (DCN is always farther than anything inside a host). */
 static int64_t mg_close(const struct mg_plan *p, int a, int b)
 {
-    const struct mg_plan_device *da = &p->devices[a], *db = &p->devices[b];
-    if (da->host != db->host)
+    int la, lb, ha = mg_plan_host_of(p, a, &la), hb = mg_plan_host_of(p, b, &lb);
+    if (ha != hb)
         return 0;
-    return mg_topology_closeness(&p->inv->topologies[p->inv->hosts[da->host].topology], p->kind,
-                                 da->local, db->local);
+    return mg_topology_closeness(&p->inv->topologies[p->inv->hosts[ha].topology], p->kind, la, lb);
 }
 
 /* ---- closeness by the tree, linear in the devices ----------------------------- */
@@ -35,13 +34,13 @@ static int64_t mg_close(const struct mg_plan *p, int a, int b)
  * names the host); -1 when the device is shallower than d. */
 static int mg_tree_key(const struct mg_plan *p, int dev, int d)
 {
-    const struct mg_plan_device *pd = &p->devices[dev];
-    const struct mg_topology *t = &p->inv->topologies[p->inv->hosts[pd->host].topology];
+    int local, host = mg_plan_host_of(p, dev, &local);
+    const struct mg_topology *t = &p->inv->topologies[p->inv->hosts[host].topology];
 
-    if (d > t->tree_depth[p->kind][pd->local])
+    if (d > t->tree_depth[p->kind][local])
         return -1;
-    return p->host_first[pd->host] +
-           t->tree_path[p->kind][(size_t)pd->local * (size_t)t->tree_stride[p->kind] + (size_t)d];
+    return p->host_first[host] +
+           t->tree_path[p->kind][(size_t)local * (size_t)t->tree_stride[p->kind] + (size_t)d];
 }
 
 /* Whether every device of devs has its closeness by the tree; *depth
@@ -52,12 +51,12 @@ static int mg_all_tree(const struct mg_plan *p, const int *devs, int n, int *dep
 
     *depth = 0;
     for (i = 0; i < n; i++) {
-        const struct mg_plan_device *pd = &p->devices[devs[i]];
-        const struct mg_topology *t = &p->inv->topologies[p->inv->hosts[pd->host].topology];
+        int local, host = mg_plan_host_of(p, devs[i], &local);
+        const struct mg_topology *t = &p->inv->topologies[p->inv->hosts[host].topology];
         if (!t->tree_path[p->kind])
             return 0;
-        if (t->tree_depth[p->kind][pd->local] > *depth)
-            *depth = t->tree_depth[p->kind][pd->local];
+        if (t->tree_depth[p->kind][local] > *depth)
+            *depth = t->tree_depth[p->kind][local];
     }
     return 1;
 }

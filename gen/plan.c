@@ -21,22 +21,51 @@
 
 /* Device ids: the devices of the kind, host by host in inventory order,
  * which is process order (process k is the k-th host with devices in the
- * mesh), as JAX's device ids follow process_index. */
+ * mesh), as JAX's device ids follow process_index. Each device's host and
+ * index in it follow from the hosts' first ids (mg_plan_host_of), so they
+ * are not stored: 8 bytes per device. */
 static void mg_plan_devices(struct mg_arena *a, struct mg_plan *p)
 {
     const struct mg_inventory *inv = p->inv;
-    int h, i, id = 0;
+    int h, id = 0;
 
-    p->devices = mg_alloc_array(a, (size_t)p->n_devices, sizeof *p->devices);
     p->host_first = mg_alloc_array(a, (size_t)inv->n_hosts, sizeof(int));
+    p->host_devices = inv->topologies[inv->hosts[0].topology].n[p->kind];
     for (h = 0; h < inv->n_hosts; h++) {
         int n = inv->topologies[inv->hosts[h].topology].n[p->kind];
         p->host_first[h] = id;
-        for (i = 0; i < n; i++, id++) {
-            p->devices[id].host = h;
-            p->devices[id].local = i;
-        }
+        id += n;
+        if (n != p->host_devices)
+            p->host_devices = 0;
     }
+}
+
+/* Entry k of an n-entry table *t that is left NULL while it is the
+ * identity: made, with entries 0 to k - 1 filled in as the identity, at
+ * the first entry that is not k. */
+static void mg_set_unless_identity(struct mg_arena *a, int **t, size_t n, int k, int v)
+{
+    int j;
+
+    if (!*t && v != k) {
+        *t = mg_alloc_array(a, n, sizeof(int));
+        for (j = 0; j < k; j++)
+            (*t)[j] = j;
+    }
+    if (*t)
+        (*t)[k] = v;
+}
+
+/* device_index from a mesh that is not the identity. */
+static void mg_plan_device_index(struct mg_arena *a, struct mg_plan *p)
+{
+    int i, f;
+
+    p->device_index = mg_alloc_array(a, (size_t)p->n_devices, sizeof(int));
+    for (i = 0; i < p->n_devices; i++)
+        p->device_index[i] = -1;
+    for (f = 0; f < p->n_mesh; f++)
+        p->device_index[p->mesh[f]] = f;
 }
 
 /* Orders of whole-host granules, one per topology. */
@@ -115,17 +144,14 @@ static void mg_order_granule(struct mg_arena *a, struct mg_plan *p, struct mg_or
  * rules (docs/tpu.md); no closeness is involved, so both scores are 0. */
 static void mg_plan_torus(struct mg_arena *a, struct mg_plan *p)
 {
-    int i, f;
+    int f;
 
     p->score_inventory = p->score = 0;
-    p->mesh = mg_alloc_array(a, (size_t)p->n_mesh, sizeof(int));
-    p->device_index = mg_alloc_array(a, (size_t)p->n_devices, sizeof(int));
-    for (i = 0; i < p->n_devices; i++)
-        p->device_index[i] = -1;
-    for (f = 0; f < p->n_mesh; f++) {
-        p->mesh[f] = p->torus[f];
-        p->device_index[p->mesh[f]] = f;
-    }
+    p->mesh = NULL;
+    for (f = 0; f < p->n_mesh; f++)
+        mg_set_unless_identity(a, &p->mesh, (size_t)p->n_mesh, f, p->torus[f]);
+    if (p->mesh)
+        mg_plan_device_index(a, p);
 }
 
 /* Fills mesh[] (flat -> device) and device_index[] from the granules'
@@ -137,7 +163,7 @@ static void mg_plan_assign(struct mg_arena *a, struct mg_plan *p)
     int *gdev, *order, *tmp;
     struct mg_order_memo memo;
     struct mg_hybrid_walk walk;
-    int g, k = 0, f, i, n_topologies = p->inv->n_topologies;
+    int g, k = 0, f, n_topologies = p->inv->n_topologies;
 
     /* Dropped before returning: a device id per device is 32 MiB at 8M
      * devices, and nothing after this reads it. */
@@ -156,50 +182,59 @@ static void mg_plan_assign(struct mg_arena *a, struct mg_plan *p)
         mg_order_granule(&scratch, p, &memo, topo, dst, order, tmp);
     }
 
-    p->mesh = mg_alloc_array(a, (size_t)p->n_mesh, sizeof(int));
-    p->device_index = mg_alloc_array(a, (size_t)p->n_devices, sizeof(int));
-    for (i = 0; i < p->n_devices; i++)
-        p->device_index[i] = -1;
+    p->mesh = NULL;
     mg_hybrid_walk_start(&walk, p);
-    for (f = 0; f < p->n_mesh; f++, mg_hybrid_walk_next(&walk)) {
-        p->mesh[f] = gdev[(size_t)walk.granule * per + (size_t)walk.local];
-        p->device_index[p->mesh[f]] = f;
-    }
+    for (f = 0; f < p->n_mesh; f++, mg_hybrid_walk_next(&walk))
+        mg_set_unless_identity(a, &p->mesh, (size_t)p->n_mesh, f,
+                               gdev[(size_t)walk.granule * per + (size_t)walk.local]);
+    if (p->mesh)
+        mg_plan_device_index(a, p);
     mg_arena_free(&scratch);
+}
+
+/* Host h's device ids: from *first up to, not including, *end. */
+static void mg_host_span(const struct mg_plan *p, int h, int *first, int *end)
+{
+    *first = p->host_first[h];
+    *end = h + 1 < p->inv->n_hosts ? p->host_first[h + 1] : p->n_devices;
 }
 
 static void mg_plan_processes(struct mg_arena *a, struct mg_plan *p)
 {
-    int i, n = 0, np = 0, last = -1;
+    int per_device = p->process_mode == MESHGEN_PROCESSES_DEVICE;
+    int h, i, first, end, n = 0, np = 0;
 
     /* Counted first: one per used device, or per host with a used device
      * (a million devices at 16 bytes each is 16 MiB; their hosts, 2). */
-    for (i = 0; i < p->n_devices; i++) {
-        if (p->device_index[i] < 0)
-            continue;
-        if (p->process_mode == MESHGEN_PROCESSES_DEVICE || p->devices[i].host != last)
-            np++;
-        last = p->devices[i].host;
+    for (h = 0; h < p->inv->n_hosts; h++) {
+        int used = 0;
+        mg_host_span(p, h, &first, &end);
+        for (i = first; i < end; i++)
+            used += mg_plan_index_of(p, i) >= 0;
+        np += per_device ? used : used > 0;
     }
-    p->process_devices = mg_alloc_array(a, (size_t)p->n_mesh, sizeof(int));
+    p->process_devices = NULL;
     p->processes = mg_alloc_array(a, (size_t)(np ? np : 1), sizeof *p->processes);
     np = 0;
     /* Device ids ascend with hosts, so one pass groups them by host. */
-    for (i = 0; i < p->n_devices; i++) {
-        int host = p->devices[i].host;
-        if (p->device_index[i] < 0)
-            continue;
-        if (p->process_mode == MESHGEN_PROCESSES_DEVICE || np == 0 ||
-            p->processes[np - 1].host != host) {
-            p->processes[np].host = host;
-            p->processes[np].first = n;
-            /* A process's stage is its first device's; the mpmd-process
-             * check holds every other device of it to the same. */
-            p->processes[np].stage = mg_stage_of(p, p->device_index[i]);
-            np++;
+    for (h = 0; h < p->inv->n_hosts; h++) {
+        mg_host_span(p, h, &first, &end);
+        for (i = first; i < end; i++) {
+            int flat = mg_plan_index_of(p, i);
+            if (flat < 0)
+                continue;
+            if (per_device || np == 0 || p->processes[np - 1].host != h) {
+                p->processes[np].host = h;
+                p->processes[np].first = n;
+                /* A process's stage is its first device's; the
+                 * mpmd-process check holds every other device of it to
+                 * the same. */
+                p->processes[np].stage = mg_stage_of(p, flat);
+                np++;
+            }
+            p->processes[np - 1].count++;
+            mg_set_unless_identity(a, &p->process_devices, (size_t)p->n_mesh, n++, i);
         }
-        p->processes[np - 1].count++;
-        p->process_devices[n++] = i;
     }
     p->n_processes = np;
 }
@@ -264,7 +299,7 @@ static void mg_plan_groups(struct mg_arena *a, struct mg_plan *p)
         p->groups[k] = mg_alloc_array(a, (size_t)p->n_mesh, sizeof(int));
         for (f = 0; f < p->n_mesh; f++) {
             int rank, group = mg_group_of(p->size, p->n_axes, k, f, &rank);
-            p->groups[k][group * size + rank] = p->mesh[f];
+            p->groups[k][group * size + rank] = mg_plan_mesh_at(p, f);
         }
     }
 }
@@ -367,12 +402,10 @@ static void mg_plan_identities(struct mg_plan *p)
     const struct mg_inventory *inv = p->inv;
     int i;
 
-    p->mesh_identity = 1;
-    for (i = 0; i < p->n_mesh && p->mesh_identity; i++)
-        p->mesh_identity = p->mesh[i] == i;
-    p->process_devices_identity = 1;
-    for (i = 0; i < p->n_mesh && p->process_devices_identity; i++)
-        p->process_devices_identity = p->process_devices[i] == i;
+    /* The planner leaves a table NULL as soon as it is the identity, and
+     * makes it at its first entry that is not. */
+    p->mesh_identity = !p->mesh;
+    p->process_devices_identity = !p->process_devices;
     p->processes_are_hosts = p->process_devices_identity && p->n_processes == inv->n_hosts;
     for (i = 0; i < p->n_processes && p->processes_are_hosts; i++)
         p->processes_are_hosts =

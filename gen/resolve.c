@@ -144,14 +144,14 @@ static const char *mg_granule_key(const struct mg_resolve_ctx *c, int h, int *sl
  * granule's first host), and each granule's hosts, devices and devices the
  * mesh uses: `devices: N` takes device ids 0..N-1, which follow process
  * order (JAX's devices[:N]). */
-static void mg_granules_build(const struct mg_resolve_ctx *c)
+static void mg_granules_number(const struct mg_resolve_ctx *c, struct mg_arena *scratch)
 {
     const struct mg_inventory *inv = c->inv;
     size_t n_hosts = (size_t)inv->n_hosts;
-    struct mg_gsort *hk = mg_alloc_array(c->arena, n_hosts, sizeof *hk);
-    struct mg_gsort *gs = mg_alloc_array(c->arena, n_hosts, sizeof *gs);
-    int *rank = mg_alloc_array(c->arena, n_hosts, sizeof(int));
-    int *next = mg_alloc_array(c->arena, n_hosts + 1, sizeof(int));
+    struct mg_gsort *hk = mg_alloc_array(scratch, n_hosts, sizeof *hk);
+    struct mg_gsort *gs = mg_alloc_array(scratch, n_hosts, sizeof *gs);
+    int *rank = mg_alloc_array(scratch, n_hosts, sizeof(int));
+    int *next = mg_alloc_array(scratch, n_hosts + 1, sizeof(int));
     int64_t left = c->plan->n_mesh;
     int n = 0, h, g;
 
@@ -203,6 +203,19 @@ static void mg_granules_build(const struct mg_resolve_ctx *c)
     /* What the first granule gives; devices-granules holds the others to
      * it. */
     c->plan->per_granule = c->plan->granules[0].n_used;
+}
+
+/* The same, with its sort keys and ranks in an arena of their own, dropped
+ * as soon as the granules are numbered: they are 56 bytes per host that
+ * nothing after this reads, and resolve's memory per device is a target
+ * (docs/architecture.md, "Where memory comes from"). */
+static void mg_granules_build(const struct mg_resolve_ctx *c)
+{
+    struct mg_arena scratch;
+
+    mg_arena_init(&scratch);
+    mg_granules_number(c, &scratch);
+    mg_arena_free(&scratch);
 }
 
 /* The devices the mesh takes: every device of the kind, or the first N in

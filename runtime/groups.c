@@ -730,6 +730,8 @@ int meshgen_cursor_init(struct meshgen_cursor *c, const struct meshgen_mesh *mes
     rc = mask_runs(mesh, axes_mask, &r);
     if (rc != MESHGEN_OK)
         return rc;
+    /* Zero first: meshgen_cursor_group() reads the fields that a form
+     * leaves unset as zero (<meshgen/meshgen.h>). */
     memset(&k, 0, sizeof k);
     k.version = MESHGEN_CURSOR_VERSION;
     k.device_index = mesh->device_index;

@@ -70,7 +70,6 @@ static void take(struct snapshot *s, const struct mg_plan *p, const struct mg_sp
     keep(s, "tpu", p->tpu, 1, sizeof *p->tpu);
     if (p->tpu)
         keep(s, "tpu->perm", p->tpu->perm, mesh, sizeof(int32_t));
-    keep(s, "devices", p->devices, devs, sizeof *p->devices);
     keep(s, "host_first", p->host_first, hosts, sizeof(int));
     keep(s, "mesh", p->mesh, mesh, sizeof(int));
     keep(s, "device_index", p->device_index, devs, sizeof(int));

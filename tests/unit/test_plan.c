@@ -5,17 +5,76 @@
  */
 #include "harness.h"
 
-static void assert_mesh(const struct mg_plan *p, const int *want, int n)
-{
-    int i;
-    assert_non_null(p);
-    assert_int_equal(p->n_mesh, n);
-    for (i = 0; i < n; i++)
-        assert_int_equal(p->mesh[i], want[i]);
-}
-
 static const char *const ab[] = {"a", "b"};
 static const char *const abc[] = {"a", "b", "c"};
+
+/* The mesh is want; its table, and device_index, are left out exactly
+ * when want is the identity, and device_index maps every position back. */
+static void assert_mesh(const struct mg_plan *p, const int *want, int n)
+{
+    int i, identity = 1;
+    assert_non_null(p);
+    assert_int_equal(p->n_mesh, n);
+    for (i = 0; i < n; i++) {
+        assert_int_equal(mg_plan_mesh_at(p, i), want[i]);
+        assert_int_equal(mg_plan_index_of(p, want[i]), i);
+        identity &= want[i] == i;
+    }
+    assert_int_equal(p->mesh == NULL, identity);
+    assert_int_equal(p->device_index == NULL, identity);
+    assert_int_equal(p->mesh_identity, identity);
+}
+
+/* Every device's host and index in it from the hosts' first devices, by
+ * the search (hosts without devices among them) and by the division when
+ * every host has as many. */
+static void test_host_of(void **state)
+{
+    static const int counts[][7] = {{0, 4, 0, 0, 2, 3, 0}, {3, 3, 3, 3, 3, 3, 3}};
+    struct th_fx *f = *state;
+    struct mg_plan p;
+    int first[7], c, h, i, uniform;
+
+    (void)f;
+    for (c = 0; c < 2; c++) {
+        memset(&p, 0, sizeof p);
+        p.inv = &f->inv;
+        f->inv.n_hosts = 7;
+        p.host_first = first;
+        for (h = 0; h < 7; h++) {
+            first[h] = p.n_devices;
+            p.n_devices += counts[c][h];
+        }
+        for (uniform = 0; uniform <= c; uniform++) {
+            p.host_devices = uniform ? 3 : 0;
+            for (h = 0; h < 7; h++)
+                for (i = 0; i < counts[c][h]; i++) {
+                    int local = -1;
+                    assert_int_equal(mg_plan_host_of(&p, first[h] + i, &local), h);
+                    assert_int_equal(local, i);
+                }
+        }
+    }
+}
+
+/* A process per host over the identity: process_devices left out, and
+ * read back as the identity. */
+static void test_process_devices_identity(void **state)
+{
+    struct th_fx *f = *state;
+    const int64_t shape[] = {4, 2}, dcn[] = {2, 1};
+    struct mg_plan *p;
+    int i;
+    th_hosts(f, 2, 4, NULL);
+    th_axes(f, 2, ab, shape, dcn);
+    p = th_compile(f);
+    assert_non_null(p);
+    assert_null(p->process_devices);
+    assert_int_equal(p->process_devices_identity, 1);
+    assert_int_equal(p->processes_are_hosts, 1);
+    for (i = 0; i < 8; i++)
+        assert_int_equal(mg_plan_process_device(p, i), i);
+}
 
 /* Reference case (create_hybrid_device_mesh): 2 hosts x 4 devices, ici
  * (2,2), dcn (2,1) -> [[0,1],[2,3],[4,5],[6,7]]. */
@@ -132,7 +191,7 @@ static void test_reference_jaxpp_stages(void **state)
     assert_int_equal(p->mpmd_axis, 0);
     assert_int_equal(p->n_processes, 16);
     for (i = 0; i < 16; i++)
-        assert_int_equal(p->mesh[i], i);
+        assert_int_equal(mg_plan_mesh_at(p, i), i);
 }
 
 /* One process per host whose devices fall in two stages: named error. */
@@ -343,7 +402,7 @@ static void test_devices_subset(void **state)
     p = th_compile(f);
     assert_non_null(p);
     assert_int_equal(p->n_mesh, 3);
-    assert_int_equal(p->device_index[3], -1);
+    assert_int_equal(mg_plan_index_of(p, 3), -1);
     assert_int_equal(p->n_processes, 1);
 
     f->spec.devices = 6;
@@ -366,7 +425,7 @@ static void test_processes_per_device(void **state)
     for (i = 0; i < 8; i++) {
         assert_int_equal(p->processes[i].count, 1);
         assert_int_equal(p->processes[i].host, i / 4);
-        assert_int_equal(p->process_devices[p->processes[i].first], i);
+        assert_int_equal(mg_plan_process_device(p, p->processes[i].first), i);
     }
 }
 
@@ -395,13 +454,13 @@ static void test_locality_keeps_tp_in_socket(void **state)
     p = th_compile(f);
     assert_non_null(p);
     /* Inventory order mixes sockets inside each tp group. */
-    assert_int_not_equal(p->mesh[0] % 2, p->mesh[1] % 2);
+    assert_int_not_equal(mg_plan_mesh_at(p, 0) % 2, mg_plan_mesh_at(p, 1) % 2);
 
     f->spec.order = MG_ORDER_LOCALITY;
     p = th_compile(f);
     assert_non_null(p);
     for (i = 0; i < 8; i++)
-        assert_int_equal(p->mesh[i] % 2, p->mesh[(i / 4) * 4] % 2);
+        assert_int_equal(mg_plan_mesh_at(p, i) % 2, mg_plan_mesh_at(p, (i / 4) * 4) % 2);
     assert_true(p->score > p->score_inventory);
 }
 
@@ -458,7 +517,7 @@ static void test_locality_on_shared_topologies(void **state)
             assert_true(loc->score >= ord->score);
             assert_true(loc->score_inventory == ord->score);
             for (j = 0; j < loc->n_mesh; j++)
-                same &= loc->mesh[j] == ord->mesh[j];
+                same &= mg_plan_mesh_at(loc, j) == mg_plan_mesh_at(ord, j);
             if (!same) {
                 assert_true(loc->score > ord->score);
                 improved++;
@@ -743,6 +802,8 @@ int main(void)
         th_test(test_svg_scales),
         th_test(test_locality_uniform_is_inventory),
         th_test(test_locality_on_shared_topologies),
+        th_test(test_host_of),
+        th_test(test_process_devices_identity),
         th_test(test_digest),
         th_test(test_digest_slices),
     };

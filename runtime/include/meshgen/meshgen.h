@@ -443,6 +443,7 @@ struct meshgen_cursor_run {
     uint32_t reserved;    /* zero */
 };
 
+/* The fields a form does not use are zero (NONE: all of them). */
 struct meshgen_cursor {
     uint32_t version;            /* MESHGEN_CURSOR_VERSION */
     uint32_t form;               /* enum meshgen_cursor_form */
@@ -530,33 +531,25 @@ static inline int32_t meshgen_cursor_group(const struct meshgen_cursor *c, int32
                                            int32_t *rank)
 {
     uint32_t f = c->device_index != NULL ? (uint32_t)c->device_index[device] : (uint32_t)device;
-    uint32_t g, r, q;
+    uint32_t g, r, q, h;
     uint64_t both;
 
-    switch (c->form) {
-    case MESHGEN_CURSOR_INNER:
-        g = meshgen_cursor_div_(f, c->mul_block);
-        r = f - g * c->size;
-        break;
-    case MESHGEN_CURSOR_OUTER:
-        r = meshgen_cursor_div_(f, c->mul_stride);
-        g = f - r * c->stride;
-        break;
-    case MESHGEN_CURSOR_MIDDLE:
-        q = meshgen_cursor_div_(f, c->mul_stride);
-        g = meshgen_cursor_div_(f, c->mul_block); /* the high part, for now */
-        r = q - g * c->size;
-        g = f - (q - g) * c->stride;
-        break;
-    case MESHGEN_CURSOR_RUNS:
+    /* The forms of one run (or none) by one branch-free formula, f = (h *
+     * size + r) * stride + low and g = h * stride + low, from q = f /
+     * stride and h = f / (stride * size): a field a form leaves zero makes
+     * its quotient 0, which is OUTER's h and NONE's q and h, and INNER's q
+     * (its stride is 1) is f itself. One path keeps a loop's branches and
+     * live fields few; meshgen_cursor_init() keeps the fields of each form
+     * as described above. */
+    if (c->form != MESHGEN_CURSOR_RUNS) {
+        q = meshgen_cursor_div_(f, c->mul_stride) + (f & (0u - (uint32_t)(c->stride == 1)));
+        h = meshgen_cursor_div_(f, c->mul_block);
+        r = q - h * c->size;
+        g = f - (q - h) * c->stride;
+    } else {
         both = meshgen_cursor_runs_(c, f);
         g = (uint32_t)both;
         r = (uint32_t)(both >> 32);
-        break;
-    default:
-        g = f;
-        r = 0;
-        break;
     }
     if (rank != NULL)
         *rank = (int32_t)r;
