@@ -4,10 +4,12 @@
 #               the pinned ajv of tools/npm), build the generator, the runtime and
 #               the example only, discover this machine, generate a mesh for it and
 #               run the example that prints its placement
-#   make test   the same set-up, then the whole test suite through ctest, then the
-#               suite again built with AddressSanitizer and UBSan (build-asan/), then
-#               a short run of each fuzz target (build-fuzz/); each step says what it
-#               starts, and ctest reports every test as it ends
+#   make test   the same set-up, then the whole test suite through ctest, each test
+#               once; ctest reports every test as it ends
+#   make test-memory  the memory checkers CI runs after `make test`: the command-line
+#               cases under valgrind (in shards), the suite again built with
+#               AddressSanitizer and UBSan (build-asan/), and a short run of each
+#               fuzz target (build-fuzz/); `make test-all` is both
 #   make bench  benchmarks, printed as ratios against a baseline of the same run
 #   make fuzz   each libFuzzer target for FUZZ_SECONDS (fuzz/README.md); make
 #               fuzz-smoke runs only their short ctest runs
@@ -16,8 +18,8 @@ ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps configure build demo test test-sanitize coverage bench fuzz-build fuzz \
-	fuzz-smoke clean
+.PHONY: all deps configure build demo test test-memory test-all test-valgrind test-sanitize \
+	coverage bench fuzz-build fuzz fuzz-smoke clean
 
 all: build
 
@@ -45,13 +47,26 @@ demo: configure
 	@echo "== the example, compiled against the generated tables"
 	$(BUILD)/examples/placement/placement
 
+# Every test once. The re-runs under memory checkers (valgrind, ASan and
+# UBSan, libFuzzer) cost twice as much again; CI runs them (.ci/run).
 test: build
-	@echo "== the test suite (ctest, $(JOBS) at a time; valgrind runs the cases in shards)"
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	@echo "== the test suite (ctest, $(JOBS) at a time)"
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE valgrind
+	@echo "== passed; CI also runs make test-memory (valgrind, ASan and UBSan, fuzz smoke)"
+
+test-memory: test-valgrind
 	@echo "== the test suite under AddressSanitizer and UBSan ($(ASAN_BUILD)/)"
 	$(MAKE) --no-print-directory test-sanitize
 	@echo "== a short run of each libFuzzer target ($(FUZZ_BUILD)/)"
 	$(MAKE) --no-print-directory fuzz-smoke
+
+test-all: test
+	$(MAKE) --no-print-directory test-memory
+
+# The command-line cases under valgrind, in shards ctest runs in parallel.
+test-valgrind: build
+	@echo "== the command-line cases under valgrind (ctest -L valgrind, $(JOBS) at a time)"
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L valgrind
 
 # The whole suite under ASan + UBSan (the examples discover this machine live,
 # where hwloc's PCI plugin leaks; they are covered by the normal build).

@@ -9,9 +9,11 @@ usage: readme_commands.py SOURCE_DIR BUILD_DIR
   (`ninja -t commands`), under half of what the whole tree needs: the
   generator, the runtime and the example, not the tests, benchmarks and
   MPI examples;
-- `make test` still runs everything CI relies on: the suite through ctest
-  in BUILD_DIR, the suite built with ASan and UBSan, and the fuzz smoke
-  runs;
+- `make test` runs every test of the suite once through ctest in
+  BUILD_DIR, in parallel, leaving out only the re-runs under valgrind;
+  CI (.ci/run) runs `make test` and then `make test-memory`, which runs
+  the cases under valgrind, the suite built with ASan and UBSan, and the
+  fuzz smoke runs, so CI still runs everything;
 - the command-line cases run under valgrind as several ctest tests of at
   most 10 cases each (so that ctest runs them in parallel and reports each
   as it ends), together every case of tests/cases once; skipped where
@@ -63,15 +65,26 @@ def demo(source, build):
 
 
 def test(source, build):
-    lines = dry_run(source, build, "test")
-    text = "\n".join(lines)
-    check(re.search(rf"^ctest --test-dir {re.escape(build)} .*-j", text, re.M) is not None,
-          "make test runs the whole suite through ctest, in parallel")
-    check("-DMESHGEN_SANITIZE=ON" in text and
-          re.search(r"^.*ctest --test-dir build-asan", text, re.M) is not None,
-          "make test builds and runs the suite under ASan and UBSan")
-    check("-DMESHGEN_FUZZ=ON" in text and re.search(r"ctest .*-L fuzz", text) is not None,
-          "make test runs the fuzz smoke tests")
+    text = "\n".join(dry_run(source, build, "test"))
+    runs = re.findall(rf"^ctest --test-dir {re.escape(build)} (.*)$", text, re.M)
+    check(len(runs) == 1 and "-j" in runs[0] and "-L " not in runs[0] and
+          re.sub(r"-LE valgrind\b", "", runs[0]).find("-E") < 0 and
+          re.sub(r"-LE valgrind\b", "", runs[0]).find("-LE") < 0,
+          f"make test runs the whole suite through ctest in parallel, only the valgrind "
+          f"re-runs left out: {runs}")
+    memory = "\n".join(dry_run(source, build, "test-memory"))
+    check(re.search(rf"^ctest --test-dir {re.escape(build)} .*-L valgrind", memory, re.M)
+          is not None, "make test-memory runs the cases under valgrind")
+    check("-DMESHGEN_SANITIZE=ON" in memory and
+          re.search(r"^.*ctest --test-dir build-asan", memory, re.M) is not None,
+          "make test-memory builds and runs the suite under ASan and UBSan")
+    check("-DMESHGEN_FUZZ=ON" in memory and re.search(r"ctest .*-L fuzz", memory) is not None,
+          "make test-memory runs the fuzz smoke tests")
+    ci = [l.strip() for l in open(os.path.join(source, ".ci", "run"), encoding="utf-8")
+          if l.strip() and not l.lstrip().startswith("#")]
+    check("make test" in ci and "make test-memory" in ci and
+          ci.index("make test") < ci.index("make test-memory"),
+          f"CI runs make test, then make test-memory: {ci}")
 
 
 def valgrind(source, build):
