@@ -292,10 +292,10 @@ static const int mg_lock_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM}
 static void mg_locks_hold_signals(sigset_t *old)
 {
     sigset_t set;
-    size_t i;
+    int i;
 
     sigemptyset(&set);
-    for (i = 0; i < sizeof mg_lock_signals / sizeof mg_lock_signals[0]; i++)
+    for (i = 0; i < MG_COUNT(mg_lock_signals); i++)
         sigaddset(&set, mg_lock_signals[i]);
     sigprocmask(SIG_BLOCK, &set, old);
 }
@@ -334,7 +334,7 @@ static void mg_locks_guard(void)
 {
     static int installed;
     struct sigaction sa, old;
-    size_t i;
+    int i;
 
     if (installed)
         return;
@@ -343,7 +343,7 @@ static void mg_locks_guard(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = mg_locks_on_signal;
     sigemptyset(&sa.sa_mask);
-    for (i = 0; i < sizeof mg_lock_signals / sizeof mg_lock_signals[0]; i++)
+    for (i = 0; i < MG_COUNT(mg_lock_signals); i++)
         if (sigaction(mg_lock_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
             sigaction(mg_lock_signals[i], &sa, NULL);
 }
