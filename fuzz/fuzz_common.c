@@ -6,12 +6,16 @@
 #include "fuzz_common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <hwloc.h>
 
 extern char **environ;
 
@@ -429,4 +433,43 @@ int mg_fuzz_compile(const char *name, const struct mg_buf *h, const struct mg_bu
         fprintf(stderr, "meshgen fuzz: the emitted C was rejected; kept in %s\n", mg_fuzz_dir);
     }
     return bad ? -1 : 0;
+}
+
+/* ---- the input as a file -------------------------------------------------------- */
+
+static char mg_input_dir[64];
+static char mg_input_path[128];
+
+static void mg_input_cleanup(void)
+{
+    unlink(mg_input_path);
+    rmdir(mg_input_dir);
+}
+
+static void mg_input_setup(const char *name)
+{
+    static hwloc_topology_t keep;
+    struct stat st;
+
+    snprintf(mg_input_dir, sizeof mg_input_dir, "%s/meshgen-fuzz-XXXXXX",
+             stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp");
+    if (!mkdtemp(mg_input_dir))
+        abort();
+    if (snprintf(mg_input_path, sizeof mg_input_path, "%s/%s", mg_input_dir, name) >=
+        (int)sizeof mg_input_path)
+        abort();
+    atexit(mg_input_cleanup);
+    hwloc_topology_init(&keep);
+}
+
+const char *mg_fuzz_write_input(const char *name, const uint8_t *data, size_t size)
+{
+    int fd;
+
+    if (!mg_input_path[0])
+        mg_input_setup(name);
+    fd = open(mg_input_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || write(fd, data, size) != (ssize_t)size || close(fd) != 0)
+        abort();
+    return mg_input_path;
 }

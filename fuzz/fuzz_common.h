@@ -85,4 +85,12 @@ int mg_fuzz_replay(void);
  * it (or none could be run), -1 when one rejects it. */
 int mg_fuzz_compile(const char *name, const struct mg_buf *h, const struct mg_buf *c);
 
+/* The targets that read a file: input bytes written to `name` in a private
+ * directory, made on first use in memory where there is a tmpfs (rewriting
+ * a file on ext4 costs a flush per input) and removed at exit. The first
+ * call also keeps one hwloc topology open, so that hwloc's plugins stay
+ * loaded between inputs as in a long run (hwloc loads them with the first
+ * topology and unloads them with the last). Returns the file's path. */
+const char *mg_fuzz_write_input(const char *name, const uint8_t *data, size_t size);
+
 #endif /* MG_FUZZ_COMMON_H */

@@ -17,40 +17,20 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-#include <hwloc.h>
 
 #include "fuzz_common.h"
 
-static char mg_dir[64];
-static char mg_path[96];
-
-static void mg_cleanup(void)
+/* A topology named /dev/stdin must not wait for a terminal: standard
+ * input is /dev/null from the first input on. */
+static void mg_stdin_null(void)
 {
-    unlink(mg_path);
-    rmdir(mg_dir);
-}
-
-/* In memory where there is a tmpfs: rewriting a file on ext4 costs a
- * flush per input. */
-static void mg_setup(void)
-{
-    static hwloc_topology_t keep;
-    struct stat st;
+    static int done;
     int fd;
 
-    snprintf(mg_dir, sizeof mg_dir, "%s/meshgen-fuzz-inv-XXXXXX",
-             stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(mg_dir))
-        abort();
-    snprintf(mg_path, sizeof mg_path, "%s/inventory.yaml", mg_dir);
-    atexit(mg_cleanup);
-    /* hwloc loads its plugins with the first topology and unloads them
-     * with the last; one held open keeps them loaded, as in a long run. */
-    hwloc_topology_init(&keep);
-    /* A topology named /dev/stdin must not wait for a terminal. */
+    if (done)
+        return;
+    done = 1;
     if ((fd = open("/dev/null", O_RDONLY)) >= 0 && dup2(fd, 0) >= 0 && fd != 0)
         close(fd);
 }
@@ -159,18 +139,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct mg_inventory *inv;
     struct mg_plan *plan;
     int64_t devices = 0;
-    int fd, h;
+    const char *path;
+    int h;
 
     if (size > 64 * 1024 || (!mg_fuzz_replay() && mg_large(data, size)))
         return -1;
-    if (!mg_path[0])
-        mg_setup();
-    fd = open(mg_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0 || write(fd, data, size) != (ssize_t)size || close(fd) != 0)
-        abort();
+    mg_stdin_null();
+    path = mg_fuzz_write_input("inventory.yaml", data, size);
     mg_arena_init(&a);
     mg_diags_init(&d, &a);
-    inv = mg_inventory_load(&a, &d, mg_path, at);
+    inv = mg_inventory_load(&a, &d, path, at);
     /* NULL exactly when it reported; every host on a loaded topology. */
     if ((inv == NULL) != (d.n_errors > 0))
         __builtin_trap();
