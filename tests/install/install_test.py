@@ -37,23 +37,15 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
+import mgtest  # noqa: E402  (tests/tools: the scripts' shared helpers)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 INV = "synthetic:pack:2 core:4 pu:1"
 EXPECTED = "device at (1,2): 6"
-fails = []
-
-
-def run(cmd, **kw):
-    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if p.returncode != 0:
-        raise SystemExit(f"FAIL: {' '.join(cmd)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
-    return p.stdout
-
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        fails.append(what)
+CHECKS = mgtest.Checks("install")
+check = CHECKS.check
+run = mgtest.output
 
 
 def mtimes(build, names):
@@ -249,8 +241,7 @@ def main():
         wrapper(tmp, prefix)
         embedded(tmp, source, prefix)
         pkgconfig(tmp, prefix)
-    print(f"install: {len(fails)} failures")
-    sys.exit(1 if fails else 0)
+    CHECKS.exit()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
+import mgtest  # noqa: E402  (tests/tools: the scripts' shared helpers)
+
 SPEC = """meshgen: 1
 name: train
 inventory: cluster.yaml
@@ -48,20 +51,9 @@ int main(void)
 }
 """
 EXPECTED = "device at (1,2): 6"
-fails = []
-
-
-def run(cmd, **kw):
-    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if p.returncode != 0:
-        raise SystemExit(f"FAIL: {' '.join(cmd)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
-    return p.stdout
-
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        fails.append(what)
+CHECKS = mgtest.Checks("recipes")
+check = CHECKS.check
+run = mgtest.output
 
 
 def recipe(source, lang):
@@ -150,8 +142,7 @@ def main():
         check(os.path.isfile(gen) and os.path.samefile(gen, os.path.join(prefix, "bin", "meshgen")),
               f"pkg-config --variable=meshgen meshgen is the installed bin/meshgen: {gen!r}")
         (with_make if lang == "make" else with_meson)(tmp, source, env)
-    print(f"recipes ({lang}): {len(fails)} failures")
-    sys.exit(1 if fails else 0)
+    CHECKS.exit(lang)
 
 
 if __name__ == "__main__":

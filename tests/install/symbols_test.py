@@ -18,25 +18,16 @@ only, BUILD_SHARED_LIBS=ON) in a temporary directory, then checks:
 """
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
+import mgtest  # noqa: E402  (tests/tools: the scripts' shared helpers)
+
 PLACEMENT = {"meshgen_bind", "meshgen_verify"}
-fails = []
-
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        fails.append(what)
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"FAIL: {' '.join(cmd)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
-    return p.stdout
+CHECKS = mgtest.Checks("symbols")
+check = CHECKS.check
+run = mgtest.output
 
 
 def header_api(path):
@@ -103,8 +94,7 @@ def main():
             name = os.path.basename(lib) + "." + soversion
             check(m is not None and m.group(1) == name,
                   f"{os.path.basename(lib)}: soname {m.group(1) if m else None}, expected {name}")
-    print(f"symbols: {len(fails)} failures")
-    sys.exit(1 if fails else 0)
+    CHECKS.exit()
 
 
 if __name__ == "__main__":

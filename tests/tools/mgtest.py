@@ -83,6 +83,15 @@ def run(args, cwd=None, env=None, text=False, timeout=TIMEOUT, stdin=None, input
         return subprocess.CompletedProcess(e.cmd, HUNG, empty, note if text else note.encode())
 
 
+def output(args, **kw):
+    """The text args printed, after a run (run's options) that must
+    succeed: any other exit stops the script with its output."""
+    p = run(args, text=True, **kw)
+    if p.returncode != 0:
+        die(f"{' '.join(map(str, args))} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
+    return p.stdout
+
+
 def meshgen(exe, *args, **kw):
     """run([exe, *args]) with run's options."""
     return run([exe] + list(args), **kw)
