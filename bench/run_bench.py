@@ -859,15 +859,16 @@ def compile_lookup(cfg, tmp, level, table_obj, symbol):
     its own sources (separate objects: nothing is inlined), linked with the
     compiled tables of one mesh. Returns the program's path."""
     cc, inc = cfg["cc"], cfg["runtime_include"]
+    flags = cfg.get("runtime_cflags", [])  # the runtime's jump alignment, on both sides
     runtime_objs = []
     for src in cfg["runtime_sources"]:
         obj = os.path.join(tmp, f"runtime-{os.path.basename(src)}-O{level}.o")
         if not os.path.exists(obj):
-            subprocess.run([cc, f"-O{level}", "-std=c11", "-fPIC", "-I", inc, "-c", src,
+            subprocess.run([cc, f"-O{level}", "-std=c11", "-fPIC"] + flags + ["-I", inc, "-c", src,
                             "-o", obj], check=True)
         runtime_objs.append(obj)
     exe = os.path.join(tmp, f"bench_lookup-{symbol}-O{level}")
-    subprocess.run([cc, f"-O{level}", "-std=c11", "-D_POSIX_C_SOURCE=200809L",
+    subprocess.run([cc, f"-O{level}", "-std=c11"] + flags + ["-D_POSIX_C_SOURCE=200809L",
                     f"-DMESH={symbol}", "-I", inc, os.path.join(HERE, "bench_lookup.c")]
                    + runtime_objs + [table_obj, "-o", exe], check=True)
     return exe

@@ -310,13 +310,14 @@ int meshgen_group(const struct meshgen_mesh *mesh, int device, uint32_t axes_mas
     uint32_t size, stride, low, position, first;
     size_t j;
     int32_t flat;
-    int rc = group_args(mesh, device, axes_mask, &flat);
+    int axis, rc = group_args(mesh, device, axes_mask, &flat);
 
     if (rc != MESHGEN_OK)
         return rc;
     if (!ONE_AXIS(axes_mask))
         return group_of_runs(mesh, (uint32_t)flat, axes_mask, members, cap);
-    rc = axis_stride(mesh, (int)CTZ32(axes_mask), &size, &stride);
+    axis = (int)CTZ32(axes_mask);
+    rc = axis_stride(mesh, axis, &size, &stride);
     if (rc != MESHGEN_OK)
         return rc;
     rc = output_wanted(members, cap, (int32_t)size);
@@ -324,7 +325,13 @@ int meshgen_group(const struct meshgen_mesh *mesh, int device, uint32_t axes_mas
         return rc < 0 ? rc : (int)size;
     low = (uint32_t)flat;
     position = divide(&low, stride);
-    divide(&position, size);
+    /* The first axis's digit is the whole quotient, below its size in a
+     * checked mesh: a comparison instead of the division by size that the
+     * other axes need. */
+    if (axis > 0)
+        divide(&position, size);
+    else if (position >= size)
+        return MESHGEN_ERR_CORRUPT;
     first = (uint32_t)flat - position * stride;
     /* The last member lies inside the table in a checked mesh; a mesh whose
      * sizes do not divide n_devices is caught here. */

@@ -34,8 +34,9 @@
 /* The number of trailing zero bits of x, for x != 0. */
 #if defined(__GNUC__) || defined(__clang__)
 #define CTZ32(x) ((unsigned)__builtin_ctz(x))
+#define CTZ64(x) ((unsigned)__builtin_ctzll(x))
 #else
-static inline unsigned CTZ32(uint32_t x)
+static inline unsigned CTZ64(uint64_t x)
 {
     unsigned n = 0;
 
@@ -45,6 +46,7 @@ static inline unsigned CTZ32(uint32_t x)
     }
     return n;
 }
+#define CTZ32(x) CTZ64((uint32_t)(x))
 #endif
 
 /*

@@ -115,19 +115,24 @@ int meshgen_axis_size(const struct meshgen_mesh *mesh, int axis)
 int meshgen_device_at(const struct meshgen_mesh *mesh, const int32_t *coords)
 {
     const struct meshgen_axis *axes;
-    uint32_t flat = 0;
-    int i, rc = mesh_usable(mesh);
+    uint32_t flat;
+    int i, n, rc = mesh_usable(mesh);
 
     if (rc != MESHGEN_OK)
         return rc;
     if (coords == NULL)
         return MESHGEN_ERR_NULL;
-    /* The range check and the mixed-radix step in one pass. Unsigned, a
-     * negative coordinate (or size) compares as too large; the sizes of a
-     * checked mesh multiply to n_devices, so the index cannot wrap, and the
-     * last test keeps any other mesh inside its table. */
+    /* The range check and the mixed-radix step in one pass, the first axis
+     * (there is one) before the loop. Unsigned, a negative coordinate (or
+     * size) compares as too large; the sizes of a checked mesh multiply to
+     * n_devices, so the index cannot wrap, and the last test keeps any other
+     * mesh inside its table. */
     axes = mesh->axes;
-    for (i = 0; i < mesh->n_axes; i++) {
+    n = mesh->n_axes;
+    flat = (uint32_t)coords[0];
+    if (flat >= (uint32_t)axes[0].size)
+        return MESHGEN_ERR_RANGE;
+    for (i = 1; i < n; i++) {
         uint32_t c = (uint32_t)coords[i], size = (uint32_t)axes[i].size;
 
         if (c >= size)

@@ -16,19 +16,39 @@ int meshgen_sharding_index(const struct meshgen_mesh *mesh, const char *name)
     return meshgen__name_index(mesh, MESHGEN__SHARDINGS, name);
 }
 
-/* The shard count of array dimension d: 1 past the spec (replicated). The
- * guard keeps a bad table from dividing by zero. */
-static int64_t dim_shards(const struct meshgen_sharding *s, int d)
+/*
+ * global / shards, the remainder in *rest, for global >= 0 and shards >= 1.
+ * A 64-bit division costs more than the rest of meshgen_shard on many x86
+ * cores (40 to 90 cycles), and meshgen_shard needs one per dimension; the
+ * shard count is a product of axis sizes, a power of two almost always, so
+ * a shift and a mask replace it, and a 32-bit division where both fit
+ * (docs/reference.md, section 5).
+ */
+static int64_t split_dim(int64_t global, int64_t shards, int64_t *rest)
 {
-    if (d >= s->n_dims)
-        return 1;
-    return s->dims[d].shards >= 1 ? s->dims[d].shards : 0;
+    if ((shards & (shards - 1)) == 0) {
+        uint64_t g = (uint64_t)global;
+
+        *rest = (int64_t)(g & ((uint64_t)shards - 1u));
+        return (int64_t)(g >> CTZ64((uint64_t)shards));
+    }
+    if (global <= (int64_t)UINT32_MAX && shards <= (int64_t)UINT32_MAX) {
+        uint32_t g = (uint32_t)global, n = (uint32_t)shards;
+
+        *rest = (int64_t)(g % n);
+        return (int64_t)(g / n);
+    }
+    *rest = global % shards;
+    return global / shards;
 }
 
 int meshgen_shard(const struct meshgen_mesh *mesh, int sharding, const int64_t *global_shape,
                   int n_dims, int device, int64_t *start, int64_t *size, int32_t *replica_id)
 {
     int32_t coords[MESHGEN_MAX_AXES];
+    /* The spec's dimensions, computed before any is written, so that an
+     * error leaves the caller's arrays as they were. */
+    int64_t first[MESHGEN_MAX_DIMS], local[MESHGEN_MAX_DIMS];
     const struct meshgen_sharding *s;
     uint32_t used = 0;
     int d, k, rc = mesh_usable(mesh);
@@ -52,44 +72,43 @@ int meshgen_shard(const struct meshgen_mesh *mesh, int sharding, const int64_t *
     if (rc != MESHGEN_OK)
         return rc;
 
-    /* Validate every dimension before writing any, so that an error leaves
-     * the caller's arrays as they were. */
-    for (d = 0; d < n_dims; d++) {
-        int64_t global = global_shape != NULL ? global_shape[d] : s->dims[d].global_size;
-        int64_t shards = dim_shards(s, d);
+    for (d = 0; d < s->n_dims; d++) {
+        const struct meshgen_sharding_dim *dim = &s->dims[d];
+        int64_t global = global_shape != NULL ? global_shape[d] : dim->global_size;
+        int64_t index = 0, rest;
 
-        if (shards == 0)
+        if (dim->shards < 1 || dim->n_axes < 0 || dim->n_axes > MESHGEN_MAX_AXES)
             return MESHGEN_ERR_CORRUPT;
         if (global < 0)
             return MESHGEN_ERR_RANGE;
-        if (global % shards != 0)
+        local[d] = split_dim(global, dim->shards, &rest);
+        if (rest != 0)
             return MESHGEN_ERR_INDIVISIBLE;
-        if (d < s->n_dims) {
-            if (s->dims[d].n_axes < 0 || s->dims[d].n_axes > MESHGEN_MAX_AXES)
-                return MESHGEN_ERR_CORRUPT;
-            for (k = 0; k < s->dims[d].n_axes; k++)
-                if (s->dims[d].axes[k] < 0 || s->dims[d].axes[k] >= mesh->n_axes)
-                    return MESHGEN_ERR_CORRUPT;
-        }
-    }
-
-    for (d = 0; d < n_dims; d++) {
-        int64_t global = global_shape != NULL ? global_shape[d] : s->dims[d].global_size;
-        int64_t local = global / dim_shards(s, d);
-        int64_t index = 0;
-
         /* Mixed radix over the dimension's axes, the first most significant;
          * a size-1 axis multiplies by 1 and adds 0, so it changes nothing. */
-        if (d < s->n_dims) {
-            for (k = 0; k < s->dims[d].n_axes; k++) {
-                int32_t a = s->dims[d].axes[k];
+        for (k = 0; k < dim->n_axes; k++) {
+            uint32_t a = (uint32_t)dim->axes[k];
 
-                index = index * mesh->axes[a].size + coords[a];
-                used |= 1u << a;
-            }
+            if (a >= (uint32_t)mesh->n_axes)
+                return MESHGEN_ERR_CORRUPT;
+            index = index * mesh->axes[a].size + coords[a];
+            used |= 1u << a;
         }
-        start[d] = index * local;
-        size[d] = local;
+        first[d] = index * local[d];
+    }
+    /* Past the spec a dimension is replicated: one slice, the whole of it
+     * (global_shape is given: without it n_dims is the spec's). */
+    for (; d < n_dims; d++)
+        if (global_shape[d] < 0)
+            return MESHGEN_ERR_RANGE;
+
+    for (d = 0; d < s->n_dims; d++) {
+        start[d] = first[d];
+        size[d] = local[d];
+    }
+    for (; d < n_dims; d++) {
+        start[d] = 0;
+        size[d] = global_shape[d];
     }
     /* The devices holding this slice are those that agree on every used axis;
      * the earlier ones in flat order are exactly those with a smaller

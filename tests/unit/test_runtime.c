@@ -1599,6 +1599,96 @@ static void test_shard_permuted_and_trailing_dims(void **state)
     }
 }
 
+/* Shard counts that are not powers of two, and dimensions past 2^32: the
+ * division meshgen_shard does by shift, in 32 bits or in 64 (shard.c)
+ * gives what the plain 64-bit formula gives, start = index * (global /
+ * shards), and finds every remainder. Mesh (x=3, y=2), spec [[x, y], x]
+ * would repeat an axis, so three shardings: [x], [[x, y]] and [y, x]. */
+static const struct meshgen_sharding_dim three_x_dims[1] = {
+    {.n_axes = 1, .axes = {0}, .shards = 3},
+};
+static const struct meshgen_sharding_dim three_xy_dims[1] = {
+    {.n_axes = 2, .axes = {0, 1}, .shards = 6},
+};
+static const struct meshgen_sharding_dim three_yx_dims[2] = {
+    {.n_axes = 1, .axes = {1}, .shards = 2},
+    {.n_axes = 1, .axes = {0}, .shards = 3},
+};
+static const struct meshgen_sharding three_shardings[3] = {
+    {.name = "x", .n_dims = 1, .has_shape = 0, .dims = three_x_dims},
+    {.name = "xy", .n_dims = 1, .has_shape = 0, .dims = three_xy_dims},
+    {.name = "yx", .n_dims = 2, .has_shape = 0, .dims = three_yx_dims},
+};
+
+static void test_shard_counts_not_powers_of_two(void **state)
+{
+    static const struct th_mesh_desc desc = {
+        .name = "three",
+        .axes = {{"x", 3, 1}, {"y", 2, 1}},
+        .hosts = {{"node0", 6, gpu8_devices, NULL}},
+        .n_shardings = 3,
+        .shardings = three_shardings,
+    };
+    /* Dimension sizes: small, at and past 2^32, powers of two and not. */
+    static const int64_t sizes[] = {0,
+                                    6,
+                                    9,
+                                    12,
+                                    7,
+                                    (int64_t)1 << 32,
+                                    ((int64_t)1 << 32) + 2,
+                                    3 * ((int64_t)1 << 33),
+                                    3 * ((int64_t)1 << 33) + 3,
+                                    3 * ((int64_t)1 << 33) + 1,
+                                    (int64_t)1 << 40,
+                                    INT64_MAX - 1};
+    static struct th_mesh three;
+    int sharding, d, i, j;
+
+    (void)state;
+    th_mesh_init(&three, &desc);
+    assert_int_equal(meshgen_mesh_check(&three.mesh), MESHGEN_OK);
+    for (sharding = 0; sharding < 3; sharding++) {
+        const struct meshgen_sharding *s = &three.mesh.shardings[sharding];
+
+        for (i = 0; i < (int)(sizeof sizes / sizeof sizes[0]); i++) {
+            for (j = 0; j < (int)(sizeof sizes / sizeof sizes[0]); j++) {
+                int64_t shape[2] = {sizes[i], sizes[j]};
+                int divisible = shape[0] % s->dims[0].shards == 0 &&
+                                (s->n_dims < 2 || shape[1] % s->dims[1].shards == 0);
+
+                for (d = 0; d < 6; d++) {
+                    int64_t start[2] = {-7, -7}, size[2] = {-7, -7};
+                    int32_t coords[2], k;
+                    int rc = meshgen_shard(&three.mesh, sharding, shape, 2, d, start, size, NULL);
+
+                    if (!divisible) {
+                        assert_int_equal(rc, MESHGEN_ERR_INDIVISIBLE);
+                        assert_int_equal(start[0], -7);
+                        assert_int_equal(size[1], -7);
+                        continue;
+                    }
+                    assert_int_equal(rc, MESHGEN_OK);
+                    assert_int_equal(meshgen_coords_of(&three.mesh, d, coords), MESHGEN_OK);
+                    for (k = 0; k < 2; k++) {
+                        int64_t index = 0, shards = 1;
+                        int a;
+
+                        if (k < s->n_dims) {
+                            for (a = 0; a < s->dims[k].n_axes; a++)
+                                index = index * three.mesh.axes[s->dims[k].axes[a]].size +
+                                        coords[s->dims[k].axes[a]];
+                            shards = s->dims[k].shards;
+                        }
+                        assert_true(size[k] == shape[k] / shards);
+                        assert_true(start[k] == index * (shape[k] / shards));
+                    }
+                }
+            }
+        }
+    }
+}
+
 static void test_shard_errors(void **state)
 {
     static const int64_t shape[2] = {8, 4};
@@ -2461,6 +2551,7 @@ int main(void)
         cmocka_unit_test(test_reference_shard_rows_cols),
         cmocka_unit_test(test_reference_shard_replica_ids),
         cmocka_unit_test(test_reference_shards_tile_array),
+        cmocka_unit_test(test_shard_counts_not_powers_of_two),
         cmocka_unit_test(test_shard_permuted_and_trailing_dims),
         cmocka_unit_test(test_shard_errors),
         cmocka_unit_test(test_host_by_name),
