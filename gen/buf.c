@@ -135,14 +135,20 @@ void mg_buf_printf(struct mg_buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
+void mg_buf_indent(struct mg_buf *b)
+{
+    int i;
+
+    for (i = 0; i < b->indent; i++)
+        mg_buf_put(b, "    ", 4);
+}
+
 void mg_println(struct mg_buf *b, const char *fmt, ...)
 {
     va_list ap;
-    int i;
 
     if (fmt[0] != '\0')
-        for (i = 0; i < b->indent; i++)
-            mg_buf_put(b, "    ", 4);
+        mg_buf_indent(b);
     va_start(ap, fmt);
     mg_buf_vprintf(b, fmt, ap);
     va_end(ap);

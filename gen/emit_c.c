@@ -384,35 +384,40 @@ static void mg_long_strings(struct mg_buf *b, const struct meshgen_mesh *m, int 
         }
 }
 
+/* One device of a template, put piece by piece: a line per device and a
+ * printf per field were most of emitting a 4096-core host. */
 static void mg_device_line(struct mg_buf *b, const struct meshgen_mesh *m, int t, int i)
 {
     const struct meshgen_device_info *dv = &m->templates[t].devices[i];
     const char *field_name, *v;
-    struct mg_buf line;
     int f;
 
-    mg_buf_init(&line);
-    mg_buf_printf(&line, "{.kind = %s, .os_index = %d, .numa = %d",
-                  mg_word_c(&mg_kind_words, dv->kind), dv->os_index, dv->numa);
+    mg_buf_indent(b);
+    mg_buf_puts(b, "{.kind = ");
+    mg_buf_puts(b, mg_word_c(&mg_kind_words, dv->kind));
+    mg_buf_puts(b, ", .os_index = ");
+    mg_buf_int(b, dv->os_index);
+    mg_buf_puts(b, ", .numa = ");
+    mg_buf_int(b, dv->numa);
     /* Devices without a PCI vendor (CPU objects) leave it 0. */
     if (dv->vendor_id)
-        mg_buf_printf(&line, ", .vendor_id = 0x%04x", (unsigned)dv->vendor_id);
+        mg_buf_printf(b, ", .vendor_id = 0x%04x", (unsigned)dv->vendor_id);
     for (f = 0; f < 5; f++) {
         v = mg_device_string(dv, f, &field_name);
-        mg_buf_printf(&line, ", .%s = ", field_name);
+        mg_buf_puts(b, ", .");
+        mg_buf_puts(b, field_name);
+        mg_buf_puts(b, " = ");
         if (strlen(v) > MG_C_LITERAL_MAX)
-            mg_long_string_name(&line, m, t, field_name, i);
+            mg_long_string_name(b, m, t, field_name, i);
         else
-            mg_c_string(&line, v);
+            mg_c_string(b, v);
     }
     /* Only TPU devices have a place in a torus (the lowering leaves the
      * others' 0, which the initializer leaves out). */
     if (dv->kind == MG_KIND_TPU)
-        mg_buf_printf(&line, ", .coords = {%d, %d, %d}, .core_on_chip = %d", dv->coords[0],
+        mg_buf_printf(b, ", .coords = {%d, %d, %d}, .core_on_chip = %d", dv->coords[0],
                       dv->coords[1], dv->coords[2], dv->core_on_chip);
-    mg_buf_puts(&line, "},");
-    mg_println(b, "%s", line.data);
-    mg_buf_free(&line);
+    mg_buf_puts(b, "},\n");
 }
 
 /* The devices of each template, under the name of its topology: hosts that

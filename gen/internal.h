@@ -67,6 +67,9 @@ size_t mg_buf_pos(const struct mg_buf *b);
 void mg_buf_printf(struct mg_buf *b, const char *fmt, ...) MG_PRINTF(2, 3);
 /* One line at the current indent (4 spaces a level), '\n' appended. */
 void mg_println(struct mg_buf *b, const char *fmt, ...) MG_PRINTF(2, 3);
+/* The indentation mg_println starts a line with, for a line put piece by
+ * piece (ended with mg_buf_put(b, "\n", 1)). */
+void mg_buf_indent(struct mg_buf *b);
 /* An empty line. */
 void mg_blank(struct mg_buf *b);
 /* A decimal int, without printf: tables of a large cluster and closeness
