@@ -365,11 +365,6 @@ static void mg_extract_cpu_kind(struct mg_arena *a, struct mg_arena *tmp, hwloc_
         mg_tree_paths(a, tmp, objs, n, t, kind);
 }
 
-/* The digest covers what was extracted, one line per item, not the source
- * bytes: re-exporting a topology or reformatting its XML keeps it. The
- * sanitised strings hold no tab or newline, so the text is unambiguous.
- * Format 2: closeness by the tree is each device's path (format 1 held the
- * n x n matrix it gives). Format 3: each device's PCI vendor id. */
 /* "name=value" after a tab, with printf's "%s" of a NULL ("(null)"), so
  * that the bytes are those the format has always hashed. */
 static void mg_digest_field(struct mg_buf *b, const char *name, const char *value)
@@ -394,6 +389,11 @@ static void mg_digest_item(struct mg_buf *b, const char *kind, const char *what,
     mg_buf_put(b, "]", 1);
 }
 
+/* The digest covers what was extracted, one line per item, not the source
+ * bytes: re-exporting a topology or reformatting its XML keeps it. The
+ * sanitised strings hold no tab or newline, so the text is unambiguous.
+ * Format 2: closeness by the tree is each device's path (format 1 held the
+ * n x n matrix it gives). Format 3: each device's PCI vendor id. */
 static void mg_topology_digest(struct mg_topology *t)
 {
     struct mg_buf b;

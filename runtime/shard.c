@@ -94,6 +94,10 @@ int meshgen_shard(const struct meshgen_mesh *mesh, int sharding, const int64_t *
             index = index * mesh->axes[a].size + coords[a];
             used |= 1u << a;
         }
+        /* Below the shard count in a checked mesh; a table whose count is
+         * not its axes' product must not overflow the product below. */
+        if (index >= dim->shards)
+            return MESHGEN_ERR_CORRUPT;
         first[d] = index * local[d];
     }
     /* Past the spec a dimension is replicated: one slice, the whole of it
