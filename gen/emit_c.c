@@ -384,8 +384,8 @@ static void mg_long_strings(struct mg_buf *b, const struct meshgen_mesh *m, int 
         }
 }
 
-/* One device of a template, put piece by piece: a line per device and a
- * printf per field were most of emitting a 4096-core host. */
+/* One device of a template, put piece by piece rather than by printf into
+ * a line of its own: a host of thousands of cores has thousands of them. */
 static void mg_device_line(struct mg_buf *b, const struct meshgen_mesh *m, int t, int i)
 {
     const struct meshgen_device_info *dv = &m->templates[t].devices[i];

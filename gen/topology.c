@@ -405,8 +405,8 @@ static void mg_topology_digest(struct mg_topology *t)
         const char *kn = mg_kind_name(k);
         int n = t->n[k], stride = t->tree_stride[k];
         mg_buf_printf(&b, "%s\t%d\n", kn, n);
-        /* One line per device, put piece by piece: a printf per device was
-         * a tenth of loading a 4096-core host. */
+        /* One line per device, put piece by piece rather than by printf: a
+         * host of thousands of cores has thousands of lines. */
         for (i = 0; i < n; i++) {
             const struct mg_devinfo *v = &t->devs[k][i];
 
