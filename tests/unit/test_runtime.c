@@ -2408,8 +2408,7 @@ static void test_unchecked_mesh_guards(void **state)
      * past the array. */
     scratch_init(&s);
     s.dims[0].shards = 1;
-    assert_int_equal(meshgen_shard(&s.mesh, 0, NULL, 2, 5, start, size, NULL),
-                     MESHGEN_ERR_CORRUPT);
+    assert_int_equal(meshgen_shard(&s.mesh, 0, NULL, 2, 5, start, size, NULL), MESHGEN_ERR_CORRUPT);
     assert_int_equal(meshgen_shard(&s.mesh, 0, NULL, 2, 4, start, size, NULL), MESHGEN_OK);
     scratch_init(&s);
     s.dims[1].axes[0] = 5;
