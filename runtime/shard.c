@@ -17,7 +17,8 @@ int meshgen_sharding_index(const struct meshgen_mesh *mesh, const char *name)
 }
 
 /*
- * global / shards, the remainder in *rest, for global >= 0 and shards >= 1.
+ * global / shards, the remainder in *rest, for global >= 0 and 1 <= shards
+ * <= INT32_MAX.
  * A 64-bit division costs more than the rest of meshgen_shard on many x86
  * cores (40 to 90 cycles), and meshgen_shard needs one per dimension; the
  * shard count is a product of axis sizes, a power of two almost always, so
@@ -32,7 +33,7 @@ static int64_t split_dim(int64_t global, int64_t shards, int64_t *rest)
         *rest = (int64_t)(g & ((uint64_t)shards - 1u));
         return (int64_t)(g >> CTZ64((uint64_t)shards));
     }
-    if (global <= (int64_t)UINT32_MAX && shards <= (int64_t)UINT32_MAX) {
+    if (global <= (int64_t)UINT32_MAX) {
         uint32_t g = (uint32_t)global, n = (uint32_t)shards;
 
         *rest = (int64_t)(g % n);
@@ -77,7 +78,9 @@ int meshgen_shard(const struct meshgen_mesh *mesh, int sharding, const int64_t *
         int64_t global = global_shape != NULL ? global_shape[d] : dim->global_size;
         int64_t index = 0, rest;
 
-        if (dim->shards < 1 || dim->n_axes < 0 || dim->n_axes > MESHGEN_MAX_AXES)
+        /* A shard count is a product of axis sizes, at most n_devices. */
+        if (dim->shards < 1 || dim->shards > INT32_MAX || dim->n_axes < 0 ||
+            dim->n_axes > MESHGEN_MAX_AXES)
             return MESHGEN_ERR_CORRUPT;
         if (global < 0)
             return MESHGEN_ERR_RANGE;
@@ -85,19 +88,20 @@ int meshgen_shard(const struct meshgen_mesh *mesh, int sharding, const int64_t *
         if (rest != 0)
             return MESHGEN_ERR_INDIVISIBLE;
         /* Mixed radix over the dimension's axes, the first most significant;
-         * a size-1 axis multiplies by 1 and adds 0, so it changes nothing. */
+         * a size-1 axis multiplies by 1 and adds 0, so it changes nothing.
+         * Every partial index is at most the whole, which is below the
+         * shard count in a checked mesh: a table whose count is not its
+         * axes' product is refused before a product can overflow. */
         for (k = 0; k < dim->n_axes; k++) {
             uint32_t a = (uint32_t)dim->axes[k];
 
             if (a >= (uint32_t)mesh->n_axes)
                 return MESHGEN_ERR_CORRUPT;
             index = index * mesh->axes[a].size + coords[a];
+            if (index >= dim->shards)
+                return MESHGEN_ERR_CORRUPT;
             used |= 1u << a;
         }
-        /* Below the shard count in a checked mesh; a table whose count is
-         * not its axes' product must not overflow the product below. */
-        if (index >= dim->shards)
-            return MESHGEN_ERR_CORRUPT;
         first[d] = index * local[d];
     }
     /* Past the spec a dimension is replicated: one slice, the whole of it

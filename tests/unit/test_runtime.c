@@ -2410,6 +2410,10 @@ static void test_unchecked_mesh_guards(void **state)
     s.dims[0].shards = 1;
     assert_int_equal(meshgen_shard(&s.mesh, 0, NULL, 2, 5, start, size, NULL), MESHGEN_ERR_CORRUPT);
     assert_int_equal(meshgen_shard(&s.mesh, 0, NULL, 2, 4, start, size, NULL), MESHGEN_OK);
+    /* A shard count no mesh of at most INT32_MAX devices can have. */
+    s.dims[0].shards = (int64_t)INT32_MAX + 1;
+    assert_int_equal(meshgen_shard(&s.mesh, 0, shape, 2, 4, start, size, NULL),
+                     MESHGEN_ERR_CORRUPT);
     scratch_init(&s);
     s.dims[1].axes[0] = 5;
     assert_int_equal(meshgen_shard(&s.mesh, 0, shape, 2, 0, start, size, NULL),
