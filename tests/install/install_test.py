@@ -35,7 +35,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
 import mgtest  # noqa: E402  (tests/tools: the scripts' shared helpers)
@@ -57,22 +56,6 @@ def mtimes(build, names):
                 path = os.path.join(root, f)
                 found[os.path.relpath(path, build)] = os.stat(path).st_mtime_ns
     return found
-
-
-def bump(path, build, text=None):
-    """Rewrites path (with text when given) so that its mtime is newer than
-    every file of build. Not in the future, which would leave the build
-    files cmake regenerates older than the spec they depend on; on a file
-    system with coarse mtimes this waits for the clock to pass them."""
-    newest = max(mtimes(build, ("",)).values())
-    for _ in range(400):
-        if text is not None:
-            open(path, "w").write(text)
-        os.utime(path, None)
-        if os.stat(path).st_mtime_ns > newest:
-            return
-        time.sleep(0.01)
-    raise SystemExit(f"FAIL: the clock did not move past the build's mtimes")
 
 
 def consumer(tmp, prefix, generator, extra=()):
@@ -101,7 +84,7 @@ def no_op_rebuild(src, build, generator):
             ("a comment in the spec", spec, open(spec).read() + "# a comment the mesh does not see\n"),
             ("a touched inventory (named by the depfile only)",
              os.path.join(src, "inventory.yaml"), None)):
-        bump(path, build, edit)
+        mgtest.bump(path, build, edit)
         log = run(["cmake", "--build", build, "--verbose"])
         check("--depfile" in log, f"{generator}: after {what}, the generator ran again")
         after = mtimes(build, (".o", "consumer", ".a", "_mesh.h", "_mesh.c"))
@@ -125,7 +108,7 @@ def rename(src, build, generator):
     to link."""
     spec = os.path.join(src, "mesh.yaml")
     out = os.path.join(build, "consumer_mesh_meshgen")
-    bump(spec, build, open(spec).read().replace('name: "consumer"', "name: 'renamed'"))
+    mgtest.bump(spec, build, open(spec).read().replace('name: "consumer"', "name: 'renamed'"))
     p = subprocess.run(["cmake", "--build", build, "--target", "consumer_mesh"],
                        capture_output=True, text=True)
     check(p.returncode == 0 and os.path.exists(os.path.join(out, "renamed_mesh.c")),

@@ -22,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
 import mgtest  # noqa: E402  (tests/tools: the scripts' shared helpers)
@@ -66,22 +65,6 @@ def recipe(source, lang):
     return blocks[0]
 
 
-def bump(path, project, text=None):
-    """Rewrites path (with text when given) until its mtime is newer than
-    every file of project: on a file system with coarse mtimes this waits
-    for the clock to pass them."""
-    newest = max(os.stat(os.path.join(r, f)).st_mtime_ns
-                 for r, _, files in os.walk(project) for f in files)
-    for _ in range(400):
-        if text is not None:
-            open(path, "w").write(text)
-        os.utime(path, None)
-        if os.stat(path).st_mtime_ns > newest:
-            return
-        time.sleep(0.01)
-    raise SystemExit("FAIL: the clock did not move past the project's mtimes")
-
-
 def project(tmp, source, lang, name):
     src = os.path.join(tmp, lang)
     os.mkdir(src)
@@ -97,7 +80,7 @@ def settles(src, build, step, idle, what):
     for edit, path, text in (("a touched spec", spec, None),
                              ("a comment added to the spec", spec, SPEC + "# unseen\n"),
                              ("a touched inventory", os.path.join(src, "cluster.yaml"), None)):
-        bump(path, src, text)
+        mgtest.bump(path, src, text)
         log = step()
         check("generate" in log, f"{what}: after {edit} the generator runs: {log[-300:]!r}")
         check(idle(), f"{what}: after {edit} and one build, the next has nothing to do")

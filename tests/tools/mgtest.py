@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, "..", "data"))
@@ -120,6 +121,23 @@ def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
     return path
+
+
+def bump(path, tree, text=None):
+    """Rewrites path (with text when given) so that its mtime is newer than
+    every file under tree. Not in the future, which would leave the build
+    files cmake regenerates older than the spec they depend on; on a file
+    system with coarse mtimes this waits for the clock to pass them."""
+    newest = max(os.stat(os.path.join(r, f)).st_mtime_ns
+                 for r, _, files in os.walk(tree) for f in files)
+    for _ in range(400):
+        if text is not None:
+            write(path, text)
+        os.utime(path, None)
+        if os.stat(path).st_mtime_ns > newest:
+            return
+        time.sleep(0.01)
+    die(f"the clock did not move past the mtimes of {tree}")
 
 
 def read(path):
